@@ -10,6 +10,8 @@ DRIVER = Path(__file__).resolve().parent / "bin" / "offload-opt"
 def main() -> None:
     """Replace this process with the native driver, passing the arguments through."""
     if not DRIVER.is_file():
-        sys.stderr.write(f"offload-opt: the native driver is missing at {DRIVER}; reinstall hostoffload\n")
+        sys.stderr.write(
+            f"offload-opt: the native driver is missing at {DRIVER}; reinstall hostoffload\n"
+        )
         sys.exit(2)
     os.execv(DRIVER, [str(DRIVER), *sys.argv[1:]])

@@ -17,8 +17,31 @@
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/raw_ostream.h"
 
-static constexpr llvm::StringLiteral kAllowUnregisteredFlag =
-    "--allow-unregistered-dialect";
+namespace {
+
+/// A command-line option whose default differs from mlir-opt's. The flag is
+/// added unless the user spells the option out.
+struct DefaultFlag {
+  llvm::StringLiteral optionName;
+  llvm::StringLiteral flag;
+};
+
+} // namespace
+
+static constexpr DefaultFlag kDefaultFlags[] = {
+    // JAX output always contains StableHLO, CHLO and Shardy ops.
+    {"allow-unregistered-dialect", "--allow-unregistered-dialect"},
+    // Printing the whole module with every diagnostic is unreadable on real
+    // models, which have hundreds of thousands of ops.
+    {"mlir-print-op-on-diagnostic", "--mlir-print-op-on-diagnostic=false"},
+};
+
+static bool namesOption(llvm::StringRef arg, llvm::StringRef optionName) {
+  if (!arg.consume_front("-"))
+    return false;
+  arg.consume_front("-");
+  return arg.split('=').first == optionName;
+}
 
 static void printVersion(llvm::raw_ostream &os) {
   os << "offload-opt (hostoffload) " << HOSTOFFLOAD_VERSION << "\n"
@@ -32,14 +55,16 @@ int main(int argc, char **argv) {
   llvm::cl::SetVersionPrinter(printVersion);
 
   llvm::SmallVector<char *> args(argv, argv + argc);
-  bool userAllowsUnregistered =
-      llvm::any_of(args, [](llvm::StringRef arg) {
-        return arg.starts_with("--allow-unregistered-dialect") ||
-               arg.starts_with("-allow-unregistered-dialect");
-      });
-  std::string allowFlag = kAllowUnregisteredFlag.str();
-  if (!userAllowsUnregistered)
-    args.insert(args.begin() + 1, allowFlag.data());
+  llvm::SmallVector<std::string> addedFlags;
+  for (const DefaultFlag &defaultFlag : kDefaultFlags) {
+    bool userSetsOption = llvm::any_of(args, [&](llvm::StringRef arg) {
+      return namesOption(arg, defaultFlag.optionName);
+    });
+    if (!userSetsOption)
+      addedFlags.push_back(defaultFlag.flag.str());
+  }
+  for (std::string &flag : addedFlags)
+    args.insert(args.begin() + 1, flag.data());
 
   return mlir::asMainReturnCode(mlir::MlirOptMain(
       static_cast<int>(args.size()), args.data(),

@@ -1,0 +1,6 @@
+// RUN: offload-opt --help | FileCheck %s
+
+// CHECK: Available Dialects: builtin, func
+// CHECK: --host-offload-check
+// CHECK-NEXT: --entry=<string>
+// CHECK-NEXT: --strict

