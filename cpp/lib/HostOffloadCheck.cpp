@@ -1,6 +1,6 @@
 //===- HostOffloadCheck.cpp - the host-offload-check pass -----------------===//
 
-#include "hostoffload/EntryFunction.h"
+#include "hostoffload/HostOffloadAnalysis.h"
 #include "hostoffload/Passes.h"
 
 namespace hostoffload {
@@ -18,7 +18,14 @@ struct HostOffloadCheckPass
     // The pass only reads the IR, so every analysis stays valid; this also
     // spares the pass manager a re-verification of the whole module.
     markAllAnalysesPreserved();
-    if (mlir::failed(findEntryFunction(getOperation(), entry)))
+    mlir::FailureOr<HostOffloadReport> report =
+        analyzeHostOffload(getOperation(), HostOffloadOptions{entry, strict});
+    if (mlir::failed(report)) {
+      signalPassFailure();
+      return;
+    }
+    emitFindings(*report);
+    if (report->hasErrors())
       signalPassFailure();
   }
 };

@@ -1,0 +1,144 @@
+//===- HostOffloadAnalysis.h - trace tensors moved to host ------*- C++ -*-===//
+//
+// The analysis behind every host-offload pass: it follows each tensor moved
+// to host memory through the module the way XLA's HostOffloader does and
+// reports, as data, every entry output that would fail with E1200 and every
+// offloading pattern XLA accepts silently.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef HOSTOFFLOAD_HOSTOFFLOADANALYSIS_H
+#define HOSTOFFLOAD_HOSTOFFLOADANALYSIS_H
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/Location.h"
+#include "llvm/ADT/SmallVector.h"
+#include "llvm/ADT/StringRef.h"
+
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace hostoffload {
+
+/// The stable codes of the findings; docs/diagnostics.md documents each.
+enum class FindingCode {
+  /// An offloaded tensor reaches an entry output not declared pinned_host.
+  OutputNotInHostMemory, // E1200
+  /// A device op computes on host memory (XLA's implicit host compute).
+  ImplicitHostCompute, // W1201, E1201 under `strict`
+  /// XLA's root special case: a single output that is directly a
+  /// move-to-host silently lands in host memory.
+  RootMovedToHost, // W1202
+  /// A move-to-host whose result is never used.
+  UnusedMoveToHost, // W1203
+  /// A memory kind or placement spelling XLA does not know.
+  UnknownMemoryKind, // W1204
+  /// An annotation custom call with other than one operand.
+  MalformedAnnotation, // W1205
+  /// An entry argument declared unpinned_host.
+  UnpinnedHostArgument, // W1206
+  /// `mhlo.layout_mode = "auto"` on an output declared pinned_host.
+  AutoLayoutOnHostOutput, // W1207
+};
+
+/// Returns the code printed for `code`, e.g. "E1200" or "W1201".
+llvm::StringRef getFindingCodeName(FindingCode code, bool strict);
+
+enum class Severity { Error, Warning };
+
+/// A place where a tensor enters host memory.
+struct TraceStart {
+  enum class Kind { Argument, Annotation };
+  Kind kind;
+  /// The entry argument number, for Kind::Argument.
+  unsigned argumentNumber = 0;
+  /// How the start is named in messages, e.g. "argument 'opt_state'".
+  std::string name;
+  /// What moves the tensor, e.g. `_xla_buffer_placement = "pinned_host"`.
+  std::string reason;
+  mlir::Location loc;
+};
+
+/// One step of the way from a start to an output.
+struct PathStep {
+  /// What the tensor flows through, e.g. "stablehlo.add" or "call @f".
+  std::string what;
+  mlir::Location loc;
+};
+
+/// A way out of E1200.
+struct Fix {
+  enum class Strategy { Host, Device };
+  Strategy strategy;
+  /// The change in the module.
+  std::string moduleChange;
+  /// The same change in the JAX program.
+  std::string jaxChange;
+};
+
+/// An additional remark attached to a finding.
+struct FindingNote {
+  mlir::Location loc;
+  std::string message;
+};
+
+/// One diagnostic of the analysis, with everything needed to explain it.
+struct Finding {
+  FindingCode code;
+  Severity severity;
+  mlir::Location loc;
+  std::string message;
+  llvm::SmallVector<FindingNote> notes;
+
+  // The fields below are set for E1200 findings only.
+  std::optional<unsigned> outputIndex;
+  /// The index path into a tuple-typed output; empty for a plain tensor.
+  llvm::SmallVector<int64_t> tupleIndex;
+  /// `jax.result_info` of the output, if any.
+  std::string resultInfo;
+  /// The output's declared memory kind; empty when none is declared.
+  std::string declaredMemoryKind;
+  /// Indices into HostOffloadReport::starts of every start reaching it.
+  llvm::SmallVector<unsigned> startIndices;
+  /// True when more starts reach the output than `startIndices` lists.
+  bool moreStarts = false;
+  /// The way from the first start to the output.
+  llvm::SmallVector<PathStep> path;
+  llvm::SmallVector<Fix> fixes;
+};
+
+/// The result of analysing one module.
+struct HostOffloadReport {
+  mlir::func::FuncOp entry;
+  std::vector<TraceStart> starts;
+  /// E1200 errors in output order, then the other findings.
+  std::vector<Finding> findings;
+
+  bool hasErrors() const;
+};
+
+struct HostOffloadOptions {
+  /// The entry function; empty selects @main, else the only public function.
+  std::string entry;
+  /// Report implicit host compute as an error.
+  bool strict = false;
+};
+
+/// Analyses `module`. Fails, after emitting a located error, only when the
+/// entry function cannot be determined. Never changes the IR. Runs in time
+/// linear in the size of the module.
+mlir::FailureOr<HostOffloadReport>
+analyzeHostOffload(mlir::ModuleOp module, const HostOffloadOptions &options);
+
+/// Emits every finding of `report` as an MLIR diagnostic with its notes.
+void emitFindings(const HostOffloadReport &report);
+
+/// Returns the innermost file location inside `loc` (the Python frame a user
+/// can open, for JAX locations), if there is one.
+std::optional<mlir::FileLineColRange> findFileLocation(mlir::Location loc);
+
+} // namespace hostoffload
+
+#endif // HOSTOFFLOAD_HOSTOFFLOADANALYSIS_H

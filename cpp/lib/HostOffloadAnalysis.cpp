@@ -1,0 +1,1110 @@
+//===- HostOffloadAnalysis.cpp - trace tensors moved to host --------------===//
+//
+// A forward worklist over (value, tuple index path) nodes. Every node is
+// created once; a node is propagated again only when the starts or argument
+// origins that reach it grow, which their caps bound, so the walk is linear in
+// the size of the module. Nothing recurses on the depth of the program.
+//
+// XLA flattens the call graph (one clone of a callee per call site) before it
+// traces, so a callee's result is host only at the call sites that pass host
+// memory in. Each node therefore remembers through which arguments of its
+// function the host memory came ("origins"), or that it is host whatever the
+// caller passes ("global": a start inside the function, or too many origins);
+// a callee's return then flows only to the call sites whose matching operand
+// is host.
+//
+//===----------------------------------------------------------------------===//
+
+#include "hostoffload/HostOffloadAnalysis.h"
+
+#include "hostoffload/EntryFunction.h"
+
+#include "mlir/IR/BuiltinAttributes.h"
+#include "mlir/IR/Diagnostics.h"
+#include "mlir/IR/Operation.h"
+#include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/DenseSet.h"
+#include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/Allocator.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <deque>
+
+using namespace mlir;
+
+namespace hostoffload {
+
+namespace {
+
+/// How many starts a value remembers; more are summarized as "more starts".
+constexpr unsigned kMaxStartsPerNode = 4;
+/// How many argument origins a value remembers; with more, it counts as host
+/// for every caller, which can only add findings, never lose one.
+constexpr unsigned kMaxOriginsPerNode = 8;
+/// Tuple index paths longer than this cannot come from a well-typed program.
+constexpr size_t kMaxTupleDepth = 64;
+/// A path note shows this many steps at each end of a longer path.
+constexpr size_t kPathStepsAtEachEnd = 6;
+
+constexpr llvm::StringLiteral kMemoryKindAttr = "mhlo.memory_kind";
+constexpr llvm::StringLiteral kFrontendAttrs = "mhlo.frontend_attributes";
+constexpr llvm::StringLiteral kPlacementAttr = "_xla_buffer_placement";
+constexpr llvm::StringLiteral kPinnedHost = "pinned_host";
+constexpr llvm::StringLiteral kUnpinnedHost = "unpinned_host";
+constexpr llvm::StringLiteral kDevice = "device";
+
+/// The op names the analysis dispatches on, interned once per run so that
+/// classifying an op is a pointer comparison.
+struct OpNames {
+  explicit OpNames(MLIRContext *context)
+      : customCall(get(context, "stablehlo.custom_call")),
+        tuple(get(context, "stablehlo.tuple")),
+        getTupleElement(get(context, "stablehlo.get_tuple_element")),
+        optimizationBarrier(get(context, "stablehlo.optimization_barrier")),
+        whileOp(get(context, "stablehlo.while")),
+        ifOp(get(context, "stablehlo.if")),
+        caseOp(get(context, "stablehlo.case")),
+        regionReturn(get(context, "stablehlo.return")),
+        dynamicSlice(get(context, "stablehlo.dynamic_slice")),
+        slice(get(context, "stablehlo.slice")),
+        dynamicUpdateSlice(get(context, "stablehlo.dynamic_update_slice")),
+        reshape(get(context, "stablehlo.reshape")),
+        broadcastInDim(get(context, "stablehlo.broadcast_in_dim")),
+        shardingConstraint(get(context, "sdy.sharding_constraint")),
+        call(get(context, "func.call")), funcReturn(get(context, "func.return")) {}
+
+  static StringAttr get(MLIRContext *context, llvm::StringRef name) {
+    return StringAttr::get(context, name);
+  }
+
+  StringAttr customCall, tuple, getTupleElement, optimizationBarrier, whileOp,
+      ifOp, caseOp, regionReturn, dynamicSlice, slice, dynamicUpdateSlice,
+      reshape, broadcastInDim, shardingConstraint, call, funcReturn;
+};
+
+/// What a `stablehlo.custom_call` does to host memory.
+enum class CustomCallKind {
+  MoveToHost,
+  MoveToDevice,
+  /// An annotation that neither moves to nor from host (vmem, ...).
+  OtherPlacement,
+  /// A sharding wrapper XLA has removed by the time it traces.
+  Sharding,
+  /// An annotation XLA cannot process (wrong operand count).
+  MalformedAnnotation,
+  Other,
+};
+
+struct CustomCallInfo {
+  CustomCallKind kind = CustomCallKind::Other;
+  /// The target name, e.g. "annotate_device_placement".
+  llvm::StringRef target;
+  /// The placement of an annotate_device_placement; empty otherwise.
+  llvm::StringRef placement;
+  /// True when the placement is missing, not a string, or not a known one.
+  bool unknownPlacement = false;
+};
+
+StringAttr getStringAttr(Operation *op, llvm::StringRef name) {
+  return llvm::dyn_cast_or_null<StringAttr>(op->getAttr(name));
+}
+
+CustomCallInfo classifyCustomCall(Operation *op) {
+  CustomCallInfo info;
+  StringAttr target = getStringAttr(op, "call_target_name");
+  if (!target)
+    return info;
+  info.target = target.getValue();
+  bool isAnnotation = false;
+  if (info.target == "annotate_device_placement") {
+    isAnnotation = true;
+    auto frontendAttrs = op->getAttrOfType<DictionaryAttr>(kFrontendAttrs);
+    StringAttr placement =
+        frontendAttrs ? llvm::dyn_cast_or_null<StringAttr>(
+                            frontendAttrs.get(kPlacementAttr))
+                      : StringAttr();
+    info.placement = placement ? placement.getValue() : llvm::StringRef();
+    if (info.placement == kPinnedHost || info.placement == kUnpinnedHost) {
+      info.kind = CustomCallKind::MoveToHost;
+    } else if (info.placement == kDevice) {
+      info.kind = CustomCallKind::MoveToDevice;
+    } else {
+      info.kind = CustomCallKind::OtherPlacement;
+      info.unknownPlacement =
+          info.placement != "vmem" && info.placement != "pinned_device";
+    }
+  } else if (info.target == "MoveToHost") {
+    isAnnotation = true;
+    info.kind = CustomCallKind::MoveToHost;
+  } else if (info.target == "MoveToDevice") {
+    isAnnotation = true;
+    info.kind = CustomCallKind::MoveToDevice;
+  } else if (info.target == "Sharding" ||
+             info.target == "xla.sdy.FuncResultSharding" ||
+             info.target == "SPMDFullToShardShape" ||
+             info.target == "SPMDShardToFullShape") {
+    info.kind = CustomCallKind::Sharding;
+  }
+  if (isAnnotation &&
+      (op->getNumOperands() != 1 || op->getNumResults() != 1))
+    info.kind = CustomCallKind::MalformedAnnotation;
+  return info;
+}
+
+/// Reads the integer after `key` in the text of an opaque attribute such as
+/// `#stablehlo.output_operand_alias<output_tuple_indices = [1], ...>`; the
+/// StableHLO dialect is not registered, so its attributes stay opaque.
+std::optional<int64_t> readOpaqueInteger(llvm::StringRef text,
+                                         llvm::StringRef key) {
+  size_t position = text.find(key);
+  if (position == llvm::StringRef::npos)
+    return std::nullopt;
+  llvm::StringRef rest = text.drop_front(position + key.size()).ltrim();
+  int64_t value;
+  if (rest.consumeInteger(10, value))
+    return std::nullopt;
+  return value;
+}
+
+/// Returns the result of `op` that aliases operand `operandNumber` through
+/// `output_operand_aliases`, if any.
+std::optional<unsigned> findAliasedResult(Operation *op,
+                                          unsigned operandNumber) {
+  auto aliases = llvm::dyn_cast_or_null<ArrayAttr>(
+      op->getAttr("output_operand_aliases"));
+  if (!aliases)
+    return std::nullopt;
+  for (Attribute alias : aliases) {
+    auto opaque = llvm::dyn_cast<OpaqueAttr>(alias);
+    if (!opaque)
+      continue;
+    llvm::StringRef text = opaque.getAttrData();
+    std::optional<int64_t> operandIndex =
+        readOpaqueInteger(text, "operand_index =");
+    if (!operandIndex || *operandIndex != operandNumber)
+      continue;
+    int64_t resultIndex =
+        readOpaqueInteger(text, "output_tuple_indices = [").value_or(0);
+    if (resultIndex < 0 || resultIndex >= op->getNumResults())
+      return std::nullopt;
+    return static_cast<unsigned>(resultIndex);
+  }
+  return std::nullopt;
+}
+
+bool isHostComputeCall(Operation *call) {
+  auto frontendAttrs = call->getAttrOfType<DictionaryAttr>(kFrontendAttrs);
+  if (!frontendAttrs)
+    return false;
+  auto computeType =
+      llvm::dyn_cast_or_null<StringAttr>(frontendAttrs.get("_xla_compute_type"));
+  return computeType && computeType.getValue() == "host";
+}
+
+/// A memory kind as declared on an entry argument or result.
+struct DeclaredMemoryKind {
+  /// The spelling; empty when nothing is declared.
+  std::string kind;
+  /// Where it was declared, for messages.
+  std::string source;
+  /// The declaration is there but is not a string.
+  bool malformed = false;
+};
+
+/// Maps XLA's memory-space numbers in modules converted from HLO to kinds.
+std::string memorySpaceToKind(llvm::StringRef space) {
+  space = space.trim();
+  if (space == "0")
+    return kDevice.str();
+  if (space == "5")
+    return kPinnedHost.str();
+  if (space == "6")
+    return kUnpinnedHost.str();
+  return ("memory space " + space).str();
+}
+
+DeclaredMemoryKind readMemoryKind(DictionaryAttr attrs, ModuleOp module,
+                                  llvm::StringRef moduleSpacesKey,
+                                  unsigned index) {
+  DeclaredMemoryKind declared;
+  if (attrs) {
+    if (Attribute kind = attrs.get(kMemoryKindAttr)) {
+      declared.source = kMemoryKindAttr.str();
+      if (auto kindString = llvm::dyn_cast<StringAttr>(kind))
+        declared.kind = kindString.getValue().str();
+      else
+        declared.malformed = true;
+      return declared;
+    }
+  }
+  auto frontendAttrs = module->getAttrOfType<DictionaryAttr>(kFrontendAttrs);
+  if (!frontendAttrs)
+    return declared;
+  auto spaces =
+      llvm::dyn_cast_or_null<StringAttr>(frontendAttrs.get(moduleSpacesKey));
+  if (!spaces)
+    return declared;
+  llvm::SmallVector<llvm::StringRef> perValue;
+  spaces.getValue().split(perValue, ';');
+  if (index >= perValue.size())
+    return declared;
+  declared.kind = memorySpaceToKind(perValue[index]);
+  declared.source = (moduleSpacesKey + " of the module").str();
+  return declared;
+}
+
+bool isKnownMemoryKind(llvm::StringRef kind) {
+  return kind == kDevice || kind == kPinnedHost || kind == kUnpinnedHost;
+}
+
+std::string quoted(llvm::StringRef text) { return ("\"" + text + "\"").str(); }
+
+/// How a node was reached from its parent.
+enum class StepKind { Start, Through, HostCompute, IntoCallee, OutOfCallee };
+
+struct Node {
+  Value value;
+  unsigned pathId;
+  /// The node this one was first reached from; -1 for a start.
+  int parent = -1;
+  Operation *via = nullptr;
+  StepKind step = StepKind::Start;
+  /// The value is the result of implicit host compute.
+  bool hostComputed = false;
+  llvm::SmallVector<unsigned, 2> starts;
+  bool moreStarts = false;
+  /// Arguments of the enclosing function through which host memory came.
+  llvm::SmallVector<unsigned, 2> origins;
+  /// Host whatever the callers of the enclosing function pass in.
+  bool global = false;
+};
+
+class Tracer {
+public:
+  Tracer(ModuleOp module, func::FuncOp entry, const HostOffloadOptions &options,
+         HostOffloadReport &report)
+      : module(module), entry(entry), options(options), report(report),
+        names(module.getContext()), symbolTable(module) {
+    paths.emplace_back();
+    pathIds[llvm::ArrayRef<int64_t>()] = 0;
+  }
+
+  void run() {
+    collectEntrySignature();
+    collectOps();
+    while (queueHead < queue.size())
+      propagate(queue[queueHead++]);
+    reportOutputs();
+    reportHostCompute();
+    llvm::append_range(report.findings, warnings);
+  }
+
+private:
+  //===--------------------------------------------------------------------===//
+  // Collection: starts, callers and the findings that need no tracing.
+  //===--------------------------------------------------------------------===//
+
+  void warn(FindingCode code, Location loc, const llvm::Twine &message) {
+    Finding finding{code, Severity::Warning, loc,
+                    (getFindingCodeName(code, options.strict) + ": " + message)
+                        .str()};
+    warnings.push_back(std::move(finding));
+  }
+
+  DeclaredMemoryKind argumentKind(unsigned index) {
+    return readMemoryKind(entry.getArgAttrDict(index), module,
+                          "arg_memory_spaces", index);
+  }
+
+  DeclaredMemoryKind resultKind(unsigned index) {
+    return readMemoryKind(entry.getResultAttrDict(index), module,
+                          "out_memory_spaces", index);
+  }
+
+  std::string describeArgument(unsigned index) {
+    BlockArgument argument = entry.getArgument(index);
+    if (auto nameLoc = llvm::dyn_cast<NameLoc>(argument.getLoc()))
+      return "argument '" + nameLoc.getName().str() + "'";
+    return "argument #" + std::to_string(index);
+  }
+
+  /// JAX names arguments with a location that has no file; point notes about
+  /// them at the function when it has a file location instead.
+  Location argumentLoc(unsigned index) {
+    Location loc = entry.getArgument(index).getLoc();
+    if (!findFileLocation(loc) && findFileLocation(entry.getLoc()))
+      return entry.getLoc();
+    return loc;
+  }
+
+  void checkDeclaredKind(const DeclaredMemoryKind &declared,
+                         llvm::StringRef what, Location loc) {
+    if (declared.malformed) {
+      warn(FindingCode::UnknownMemoryKind, loc,
+           llvm::Twine(kMemoryKindAttr) + " on " + what +
+               " is not a string; XLA knows \"device\", \"pinned_host\" and "
+               "\"unpinned_host\"");
+      return;
+    }
+    if (!declared.kind.empty() && !isKnownMemoryKind(declared.kind))
+      warn(FindingCode::UnknownMemoryKind, loc,
+           "unknown memory kind " + quoted(declared.kind) + " on " + what +
+               " (from " + declared.source +
+               "); XLA knows \"device\", \"pinned_host\" and "
+               "\"unpinned_host\"");
+  }
+
+  void collectEntrySignature() {
+    std::string functionName = ("@" + entry.getSymName()).str();
+    for (unsigned i = 0, e = entry.getNumArguments(); i < e; ++i) {
+      DeclaredMemoryKind declared = argumentKind(i);
+      std::string what = "argument " + std::to_string(i) + " of " + functionName;
+      checkDeclaredKind(declared, what, argumentLoc(i));
+      if (declared.kind == kUnpinnedHost) {
+        warn(FindingCode::UnpinnedHostArgument, argumentLoc(i),
+             describeArgument(i) +
+                 " is declared \"unpinned_host\"; XLA does not trace it as "
+                 "host memory, and XLA:TPU fails later with an internal "
+                 "shape mismatch");
+        continue;
+      }
+      if (declared.kind != kPinnedHost)
+        continue;
+      unsigned startIndex = report.starts.size();
+      report.starts.push_back(
+          {TraceStart::Kind::Argument, i, describeArgument(i),
+           describeArgument(i) + " is declared " + declared.source + " = " +
+               quoted(kPinnedHost),
+           argumentLoc(i)});
+      addStart(entry.getArgument(i), startIndex);
+    }
+    for (unsigned i = 0, e = entry.getNumResults(); i < e; ++i) {
+      DeclaredMemoryKind declared = resultKind(i);
+      std::string what = "result " + std::to_string(i) + " of " + functionName;
+      checkDeclaredKind(declared, what, entry.getLoc());
+      if (declared.kind != kPinnedHost)
+        continue;
+      DictionaryAttr attrs = entry.getResultAttrDict(i);
+      auto layoutMode = attrs ? llvm::dyn_cast_or_null<StringAttr>(
+                                    attrs.get("mhlo.layout_mode"))
+                              : StringAttr();
+      if (layoutMode && layoutMode.getValue() == "auto")
+        warn(FindingCode::AutoLayoutOnHostOutput, entry.getLoc(),
+             what + " is declared \"pinned_host\" with mhlo.layout_mode = "
+                    "\"auto\"; older XLA releases drop the host memory space "
+                    "of automatic layouts and fail with E1200");
+    }
+  }
+
+  void collectOps() {
+    module.walk<WalkOrder::PreOrder>([&](Operation *op) {
+      StringAttr name = op->getName().getIdentifier();
+      if (name == names.call) {
+        if (auto callee = op->getAttrOfType<FlatSymbolRefAttr>("callee"))
+          callers[callee.getAttr()].push_back(op);
+        return;
+      }
+      if (name == names.customCall)
+        collectCustomCall(op);
+    });
+  }
+
+  void collectCustomCall(Operation *op) {
+    CustomCallInfo info = classifyCustomCall(op);
+    if (info.kind == CustomCallKind::MalformedAnnotation) {
+      warn(FindingCode::MalformedAnnotation, op->getLoc(),
+           "'" + info.target + "' takes exactly one operand and one result, "
+                "this one has " + llvm::Twine(op->getNumOperands()) +
+               " and " + llvm::Twine(op->getNumResults()) +
+               "; XLA fails on it with an internal error, and it is not "
+               "traced");
+      return;
+    }
+    if (info.unknownPlacement) {
+      warn(FindingCode::UnknownMemoryKind, op->getLoc(),
+           (info.placement.empty()
+                ? llvm::Twine("'annotate_device_placement' has no string ") +
+                      kPlacementAttr + " in " + kFrontendAttrs
+                : llvm::Twine("unknown ") + kPlacementAttr + " " +
+                      quoted(info.placement)) +
+               "; XLA knows \"pinned_host\", \"unpinned_host\", \"device\", "
+               "\"vmem\" and \"pinned_device\"");
+      return;
+    }
+    if (info.kind != CustomCallKind::MoveToHost)
+      return;
+    Value moved = op->getResult(0);
+    if (moved.use_empty())
+      warn(FindingCode::UnusedMoveToHost, op->getLoc(),
+           "the result of this move to host is never used, so the offload "
+           "does nothing");
+    std::string name = info.placement.empty()
+                           ? ("'" + info.target + "'").str()
+                           : ("'" + info.target + "' to " + info.placement).str();
+    std::string reason =
+        info.placement.empty()
+            ? ("custom call '" + info.target + "' moves the tensor to host")
+                  .str()
+            : ("custom call '" + info.target + "' with " + kPlacementAttr +
+               " = " + quoted(info.placement) + " moves the tensor to host")
+                  .str();
+    unsigned startIndex = report.starts.size();
+    report.starts.push_back({TraceStart::Kind::Annotation, 0, std::move(name),
+                             std::move(reason), op->getLoc()});
+    addStart(moved, startIndex);
+  }
+
+  //===--------------------------------------------------------------------===//
+  // The worklist.
+  //===--------------------------------------------------------------------===//
+
+  unsigned internPath(llvm::ArrayRef<int64_t> path) {
+    auto it = pathIds.find(path);
+    if (it != pathIds.end())
+      return it->second;
+    int64_t *storage = pathAllocator.Allocate<int64_t>(path.size());
+    llvm::copy(path, storage);
+    llvm::ArrayRef<int64_t> stored(storage, path.size());
+    unsigned id = paths.size();
+    paths.push_back(stored);
+    pathIds[stored] = id;
+    return id;
+  }
+
+  /// Adds `items` to the capped set `into`; returns true if anything changed.
+  /// `overflow` is set once the cap is exceeded.
+  static bool mergeCapped(llvm::SmallVectorImpl<unsigned> &into,
+                          bool &overflow, llvm::ArrayRef<unsigned> items,
+                          bool itemsOverflow, unsigned cap) {
+    bool changed = false;
+    for (unsigned item : items) {
+      if (llvm::is_contained(into, item))
+        continue;
+      if (into.size() < cap) {
+        into.push_back(item);
+        changed = true;
+      } else if (!overflow) {
+        overflow = true;
+        changed = true;
+      }
+    }
+    if (itemsOverflow && !overflow) {
+      overflow = true;
+      changed = true;
+    }
+    return changed;
+  }
+
+  /// Merges the starts and origins of `facts` into `into`. With
+  /// `calleeArgument`, the origin is that argument of the callee instead.
+  static bool mergeFacts(Node &into, const Node &facts,
+                         std::optional<unsigned> calleeArgument) {
+    bool changed = mergeCapped(into.starts, into.moreStarts, facts.starts,
+                               facts.moreStarts, kMaxStartsPerNode);
+    if (calleeArgument) {
+      unsigned origin[] = {*calleeArgument};
+      return mergeCapped(into.origins, into.global, origin, false,
+                         kMaxOriginsPerNode) ||
+             changed;
+    }
+    return mergeCapped(into.origins, into.global, facts.origins, facts.global,
+                       kMaxOriginsPerNode) ||
+           changed;
+  }
+
+  /// Returns the node of (value, pathId), creating it if needed; `created`
+  /// tells which.
+  unsigned getOrCreateNode(Value value, unsigned pathId, bool &created) {
+    auto [it, inserted] = nodeIds.try_emplace(
+        std::make_pair(value.getAsOpaquePointer(), pathId), nodes.size());
+    created = inserted;
+    if (inserted) {
+      nodes.push_back(Node{value, pathId});
+      firstNodeOfValue.try_emplace(value.getAsOpaquePointer(), it->second);
+    }
+    return it->second;
+  }
+
+  void addStart(Value value, unsigned startIndex) {
+    bool created;
+    unsigned id = getOrCreateNode(value, /*pathId=*/0, created);
+    Node start;
+    start.starts.push_back(startIndex);
+    start.global = true;
+    if (mergeFacts(nodes[id], start, std::nullopt) || created)
+      queue.push_back(id);
+  }
+
+  /// Marks (value, pathId) as host, reached from node `from` through `via`.
+  /// Its starts and origins come from node `factsFrom` (the caller-side node
+  /// when returning from a callee, else `from`).
+  void reach(Value value, unsigned pathId, unsigned from, Operation *via,
+             StepKind step, std::optional<unsigned> factsFrom = std::nullopt,
+             std::optional<unsigned> calleeArgument = std::nullopt) {
+    bool created;
+    unsigned id = getOrCreateNode(value, pathId, created);
+    Node &node = nodes[id];
+    if (created) {
+      node.parent = static_cast<int>(from);
+      node.via = via;
+      node.step = step;
+      node.hostComputed = step == StepKind::HostCompute;
+    }
+    if (mergeFacts(node, nodes[factsFrom.value_or(from)], calleeArgument) ||
+        created)
+      queue.push_back(id);
+  }
+
+  void reachResult(Operation *op, unsigned resultNumber, unsigned pathId,
+                   unsigned from, StepKind step = StepKind::Through,
+                   std::optional<unsigned> factsFrom = std::nullopt) {
+    if (resultNumber < op->getNumResults())
+      reach(op->getResult(resultNumber), pathId, from, op, step, factsFrom);
+  }
+
+  void reachBlockArgument(Operation *op, unsigned regionNumber,
+                          unsigned argNumber, unsigned pathId, unsigned from) {
+    if (regionNumber >= op->getNumRegions())
+      return;
+    Region &region = op->getRegion(regionNumber);
+    if (region.empty() || argNumber >= region.front().getNumArguments())
+      return;
+    reach(region.front().getArgument(argNumber), pathId, from, op,
+          StepKind::Through);
+  }
+
+  void propagate(unsigned id) {
+    Value value = nodes[id].value;
+    for (OpOperand &use : value.getUses())
+      propagateThroughUse(id, use.getOwner(), use.getOperandNumber());
+  }
+
+  void propagateThroughUse(unsigned id, Operation *user, unsigned operand) {
+    unsigned pathId = nodes[id].pathId;
+    StringAttr name = user->getName().getIdentifier();
+    if (name == names.tuple) {
+      llvm::SmallVector<int64_t> path{static_cast<int64_t>(operand)};
+      llvm::append_range(path, paths[pathId]);
+      if (path.size() <= kMaxTupleDepth)
+        reachResult(user, 0, internPath(path), id);
+      return;
+    }
+    if (name == names.getTupleElement) {
+      auto index = llvm::dyn_cast_or_null<IntegerAttr>(user->getAttr("index"));
+      llvm::ArrayRef<int64_t> path = paths[pathId];
+      if (!index)
+        return;
+      if (path.empty())
+        reachResult(user, 0, 0, id);
+      else if (path.front() == index.getInt())
+        reachResult(user, 0, internPath(path.drop_front()), id);
+      return;
+    }
+    if (name == names.optimizationBarrier) {
+      reachResult(user, operand, pathId, id);
+      return;
+    }
+    if (name == names.whileOp) {
+      reachResult(user, operand, pathId, id);
+      reachBlockArgument(user, 0, operand, pathId, id);
+      reachBlockArgument(user, 1, operand, pathId, id);
+      return;
+    }
+    if (name == names.regionReturn) {
+      propagateThroughRegionReturn(id, user, operand);
+      return;
+    }
+    if (name == names.call) {
+      propagateIntoCallee(id, user, operand);
+      return;
+    }
+    if (name == names.funcReturn) {
+      propagateOutOfFunction(id, user, operand);
+      return;
+    }
+    if (name == names.customCall) {
+      propagateThroughCustomCall(id, user, operand);
+      return;
+    }
+    // A slice of host memory is read into device memory: the trace ends.
+    if (name == names.dynamicSlice || name == names.slice)
+      return;
+    if (name == names.shardingConstraint) {
+      reachResult(user, 0, pathId, id);
+      return;
+    }
+    // Writing into a host buffer is how XLA streams to host (remat offload
+    // under scan): the buffer stays in host memory without host compute. A
+    // reshape only changes how the same bytes are viewed.
+    if (name == names.dynamicUpdateSlice || isLayoutOnly(user)) {
+      reachResult(user, 0, 0, id);
+      return;
+    }
+    propagateThroughHostCompute(id, user);
+  }
+
+  /// A reshape, or a broadcast that only adds dimensions of size one: XLA
+  /// sees a bitcast, which moves no data, and legalizes offloading through it.
+  bool isLayoutOnly(Operation *op) const {
+    StringAttr name = op->getName().getIdentifier();
+    if (name == names.reshape)
+      return true;
+    if (name != names.broadcastInDim || op->getNumOperands() != 1 ||
+        op->getNumResults() != 1)
+      return false;
+    auto operandType = llvm::dyn_cast<ShapedType>(op->getOperand(0).getType());
+    auto resultType = llvm::dyn_cast<ShapedType>(op->getResult(0).getType());
+    return operandType && resultType && operandType.hasStaticShape() &&
+           resultType.hasStaticShape() &&
+           operandType.getNumElements() == resultType.getNumElements();
+  }
+
+  void propagateThroughRegionReturn(unsigned id, Operation *terminator,
+                                    unsigned operand) {
+    Operation *parent = terminator->getParentOp();
+    if (!parent)
+      return;
+    unsigned pathId = nodes[id].pathId;
+    StringAttr parentName = parent->getName().getIdentifier();
+    if (parentName == names.whileOp) {
+      // Region 0 is the condition, whose yield is the loop predicate.
+      if (terminator->getParentRegion()->getRegionNumber() != 1)
+        return;
+      reachResult(parent, operand, pathId, id);
+      reachBlockArgument(parent, 0, operand, pathId, id);
+      reachBlockArgument(parent, 1, operand, pathId, id);
+      return;
+    }
+    if (parentName == names.ifOp || parentName == names.caseOp) {
+      reachResult(parent, operand, pathId, id);
+      return;
+    }
+    // The body of a reduce, sort, scatter, ...: the op computes on host data.
+    propagateThroughHostCompute(id, parent);
+  }
+
+  void propagateIntoCallee(unsigned id, Operation *call, unsigned operand) {
+    // Host compute (compute_on("device_host")) consumes host memory.
+    if (isHostComputeCall(call))
+      return;
+    auto callee = call->getAttrOfType<FlatSymbolRefAttr>("callee");
+    if (!callee)
+      return;
+    auto function = symbolTable.lookup<func::FuncOp>(callee.getValue());
+    if (!function || function.isExternal() ||
+        operand >= function.getNumArguments())
+      return;
+    reach(function.getArgument(operand), nodes[id].pathId, id, call,
+          StepKind::IntoCallee, std::nullopt, operand);
+    // Returns already known to carry this argument now flow to this call.
+    auto edges = returnEdges.find({function.getOperation(), operand});
+    if (edges == returnEdges.end())
+      return;
+    for (auto [result, returnNode] : edges->second)
+      reachResult(call, result, nodes[returnNode].pathId, returnNode,
+                  StepKind::OutOfCallee, id);
+  }
+
+  void propagateOutOfFunction(unsigned id, Operation *terminator,
+                              unsigned operand) {
+    auto function = terminator->getParentOfType<func::FuncOp>();
+    if (!function)
+      return;
+    if (function == entry)
+      outputNodes.try_emplace(operand, id);
+    auto it = callers.find(function.getSymNameAttr());
+    if (it == callers.end())
+      return;
+    const Node &node = nodes[id];
+    for (unsigned origin : node.origins) {
+      auto &edges = returnEdges[{function.getOperation(), origin}];
+      auto edge = std::make_pair(operand, id);
+      if (!llvm::is_contained(edges, edge))
+        edges.push_back(edge);
+    }
+    for (Operation *call : it->second) {
+      if (isHostComputeCall(call))
+        continue;
+      if (node.global) {
+        reachResult(call, operand, node.pathId, id, StepKind::OutOfCallee);
+        continue;
+      }
+      for (unsigned origin : node.origins) {
+        if (origin >= call->getNumOperands())
+          continue;
+        auto callerNode =
+            firstNodeOfValue.find(call->getOperand(origin).getAsOpaquePointer());
+        if (callerNode != firstNodeOfValue.end())
+          reachResult(call, operand, node.pathId, id, StepKind::OutOfCallee,
+                      callerNode->second);
+      }
+    }
+  }
+
+  void propagateThroughCustomCall(unsigned id, Operation *op,
+                                  unsigned operand) {
+    CustomCallInfo info = classifyCustomCall(op);
+    switch (info.kind) {
+    case CustomCallKind::MoveToDevice:
+    case CustomCallKind::MalformedAnnotation:
+      return;
+    case CustomCallKind::MoveToHost:
+    case CustomCallKind::OtherPlacement:
+    case CustomCallKind::Sharding:
+      reachResult(op, 0, nodes[id].pathId, id);
+      return;
+    case CustomCallKind::Other:
+      break;
+    }
+    if (std::optional<unsigned> aliased = findAliasedResult(op, operand)) {
+      reachResult(op, *aliased, 0, id);
+      return;
+    }
+    propagateThroughHostCompute(id, op);
+  }
+
+  void propagateThroughHostCompute(unsigned id, Operation *op) {
+    if (!nodes[id].hostComputed && hostComputeOps.insert(op).second)
+      hostComputeFindings.emplace_back(op, id);
+    for (unsigned i = 0, e = op->getNumResults(); i < e; ++i)
+      reachResult(op, i, 0, id, StepKind::HostCompute);
+  }
+
+  //===--------------------------------------------------------------------===//
+  // Findings.
+  //===--------------------------------------------------------------------===//
+
+  std::string describeStep(const Node &node) {
+    switch (node.step) {
+    case StepKind::Start:
+      return node.starts.empty() ? "start"
+                                 : report.starts[node.starts.front()].name;
+    case StepKind::IntoCallee:
+      if (auto callee = node.via->getAttrOfType<FlatSymbolRefAttr>("callee"))
+        return ("call @" + callee.getValue()).str();
+      return "func.call";
+    case StepKind::OutOfCallee:
+      if (auto callee = node.via->getAttrOfType<FlatSymbolRefAttr>("callee"))
+        return ("return from @" + callee.getValue()).str();
+      return "func.return";
+    case StepKind::Through:
+    case StepKind::HostCompute:
+      return node.via->getName().getStringRef().str();
+    }
+    llvm_unreachable("unknown step kind");
+  }
+
+  llvm::SmallVector<PathStep> buildPath(unsigned id) {
+    llvm::SmallVector<unsigned> chain;
+    for (int current = static_cast<int>(id); current >= 0;
+         current = nodes[current].parent)
+      chain.push_back(static_cast<unsigned>(current));
+    std::reverse(chain.begin(), chain.end());
+    llvm::SmallVector<PathStep> steps;
+    Operation *previousVia = nullptr;
+    for (unsigned nodeId : chain) {
+      const Node &node = nodes[nodeId];
+      if (node.step == StepKind::Start) {
+        const TraceStart &start = report.starts[node.starts.front()];
+        steps.push_back({start.name, start.loc});
+        continue;
+      }
+      // A while loop reached through its operand and its yield is one step.
+      if (node.via == previousVia)
+        continue;
+      previousVia = node.via;
+      steps.push_back({describeStep(node), node.via->getLoc()});
+    }
+    return steps;
+  }
+
+  static std::string formatPath(llvm::ArrayRef<PathStep> steps,
+                                llvm::StringRef end) {
+    std::string text;
+    llvm::raw_string_ostream os(text);
+    auto print = [&](llvm::ArrayRef<PathStep> part) {
+      for (const PathStep &step : part)
+        os << step.what << " -> ";
+    };
+    if (steps.size() <= 2 * kPathStepsAtEachEnd) {
+      print(steps);
+    } else {
+      print(steps.take_front(kPathStepsAtEachEnd));
+      os << "(" << steps.size() - 2 * kPathStepsAtEachEnd << " more steps) -> ";
+      print(steps.take_back(kPathStepsAtEachEnd));
+    }
+    os << end;
+    return text;
+  }
+
+  /// Where the returned value is made; the return itself when that place has
+  /// no file (JAX names arguments without a file).
+  static Location returnedValueLoc(Value value, Operation *terminator) {
+    Operation *definingOp = value.getDefiningOp();
+    Location loc = definingOp ? definingOp->getLoc() : value.getLoc();
+    if (!findFileLocation(loc) && findFileLocation(terminator->getLoc()))
+      return terminator->getLoc();
+    return loc;
+  }
+
+  /// XLA turns a lone output that is directly a move to host of a device
+  /// value into a copy to host instead of failing.
+  bool isRootSpecialCase(Operation *terminator, unsigned operand) {
+    if (entry.getNumResults() != 1 || operand != 0)
+      return false;
+    Operation *definingOp = terminator->getOperand(0).getDefiningOp();
+    if (!definingOp ||
+        definingOp->getName().getIdentifier() != names.customCall ||
+        classifyCustomCall(definingOp).kind != CustomCallKind::MoveToHost)
+      return false;
+    return definingOp->getResult(0).hasOneUse() &&
+           !firstNodeOfValue.count(
+               definingOp->getOperand(0).getAsOpaquePointer());
+  }
+
+  void reportOutputs() {
+    std::string functionName = ("@" + entry.getSymName()).str();
+    for (unsigned output = 0, e = entry.getNumResults(); output < e;
+         ++output) {
+      auto it = outputNodes.find(output);
+      if (it == outputNodes.end())
+        continue;
+      DeclaredMemoryKind declared = resultKind(output);
+      if (declared.kind == kPinnedHost)
+        continue;
+      const Node &node = nodes[it->second];
+      Operation *terminator = *llvm::find_if(node.value.getUsers(),
+                                            [&](Operation *user) {
+        return user->getName().getIdentifier() == names.funcReturn &&
+               user->getParentOp() == entry.getOperation();
+      });
+      Location loc = returnedValueLoc(node.value, terminator);
+      if (isRootSpecialCase(terminator, output)) {
+        warn(FindingCode::RootMovedToHost, loc,
+             "output 0 is directly a move to host of a device tensor; XLA "
+             "turns it into a copy to host memory without an error, so the "
+             "output lands in host memory although it is declared " +
+                 (declared.kind.empty() ? std::string("in device memory")
+                                        : quoted(declared.kind)));
+        continue;
+      }
+      report.findings.push_back(
+          buildMismatch(node, it->second, output, declared, loc, functionName));
+    }
+  }
+
+  Finding buildMismatch(const Node &node, unsigned id, unsigned output,
+                        const DeclaredMemoryKind &declared, Location loc,
+                        llvm::StringRef functionName) {
+    Finding finding{FindingCode::OutputNotInHostMemory, Severity::Error, loc,
+                    ""};
+    finding.outputIndex = output;
+    llvm::append_range(finding.tupleIndex, paths[node.pathId]);
+    if (DictionaryAttr attrs = entry.getResultAttrDict(output))
+      if (auto info =
+              llvm::dyn_cast_or_null<StringAttr>(attrs.get("jax.result_info")))
+        finding.resultInfo = info.getValue().str();
+    finding.declaredMemoryKind = declared.kind;
+    llvm::append_range(finding.startIndices, node.starts);
+    finding.moreStarts = node.moreStarts;
+    finding.path = buildPath(id);
+
+    std::string outputName = "output " + std::to_string(output);
+    if (!finding.tupleIndex.empty())
+      outputName += " at tuple index {" +
+                    llvm::join(llvm::map_range(finding.tupleIndex,
+                                               [](int64_t index) {
+                                                 return std::to_string(index);
+                                               }),
+                               ", ") +
+                    "}";
+    std::string outputWithInfo =
+        finding.resultInfo.empty()
+            ? outputName
+            : outputName + " (" + quoted(finding.resultInfo) + ")";
+    const TraceStart &firstStart = report.starts[node.starts.front()];
+    std::string declaration =
+        declared.kind.empty()
+            ? "has no mhlo.memory_kind, so it is in device memory"
+            : "is declared " + declared.source + " = " + quoted(declared.kind);
+    finding.message =
+        "E1200: Tensor which is moved to host (starting from " +
+        firstStart.name +
+        ") is returned from the entry computation but the layout for this "
+        "output is not set to host memory; " +
+        outputWithInfo + " " + declaration;
+
+    for (unsigned startIndex : node.starts) {
+      const TraceStart &start = report.starts[startIndex];
+      // JAX gives arguments a name but no file; the output is then the
+      // nearest place a user can open.
+      Location startLoc = findFileLocation(start.loc) || !findFileLocation(loc)
+                              ? start.loc
+                              : loc;
+      finding.notes.push_back({startLoc, "moved to host here: " + start.reason});
+    }
+    if (node.moreStarts)
+      finding.notes.push_back(
+          {loc, "more tensors moved to host than shown reach this output"});
+    finding.notes.push_back(
+        {loc, "path: " + formatPath(finding.path, outputName)});
+    if (declared.kind == kUnpinnedHost)
+      finding.notes.push_back(
+          {loc, "XLA puts \"unpinned_host\" outputs in memory space 6, not in "
+                "host memory space 5, so they do not count as host memory"});
+
+    std::string jaxOutput = finding.resultInfo.empty()
+                                ? outputName
+                                : quoted(finding.resultInfo);
+    Fix hostFix{Fix::Strategy::Host,
+                "set mhlo.memory_kind = \"pinned_host\" on result " +
+                    std::to_string(output) + " of " + functionName.str(),
+                "out_shardings=...with_memory_kind(\"pinned_host\") for " +
+                    jaxOutput};
+    Fix deviceFix{Fix::Strategy::Device,
+                  "move it back with 'annotate_device_placement' "
+                  "(_xla_buffer_placement = \"device\") on operand " +
+                      std::to_string(output) + " of func.return",
+                  "jax.device_put(x, jax.memory.Space.Device) on " + jaxOutput +
+                      " before returning it"};
+    finding.notes.push_back({loc, "fix (keep it in host memory): " +
+                                      hostFix.moduleChange +
+                                      "; in JAX: " + hostFix.jaxChange});
+    finding.notes.push_back({loc, "fix (bring it back to device memory): " +
+                                      deviceFix.moduleChange +
+                                      "; in JAX: " + deviceFix.jaxChange});
+    finding.fixes.push_back(std::move(hostFix));
+    finding.fixes.push_back(std::move(deviceFix));
+    return finding;
+  }
+
+  void reportHostCompute() {
+    FindingCode code = FindingCode::ImplicitHostCompute;
+    for (auto [op, id] : hostComputeFindings) {
+      const Node &node = nodes[id];
+      std::string message =
+          (getFindingCodeName(code, options.strict) + ": '" +
+           op->getName().getStringRef() +
+           "' computes on a tensor in host memory (moved to host starting "
+           "from " +
+           report.starts[node.starts.front()].name +
+           "); XLA runs it as host compute and keeps its results in host "
+           "memory")
+              .str();
+      Finding finding{code,
+                      options.strict ? Severity::Error : Severity::Warning,
+                      op->getLoc(), std::move(message)};
+      if (options.strict)
+        report.findings.push_back(std::move(finding));
+      else
+        warnings.push_back(std::move(finding));
+    }
+  }
+
+  ModuleOp module;
+  func::FuncOp entry;
+  const HostOffloadOptions &options;
+  HostOffloadReport &report;
+  OpNames names;
+  SymbolTable symbolTable;
+
+  llvm::DenseMap<StringAttr, llvm::SmallVector<Operation *, 1>> callers;
+  std::deque<Node> nodes;
+  llvm::DenseMap<std::pair<void *, unsigned>, unsigned> nodeIds;
+  llvm::DenseMap<void *, unsigned> firstNodeOfValue;
+  std::vector<unsigned> queue;
+  size_t queueHead = 0;
+
+  llvm::BumpPtrAllocator pathAllocator;
+  std::vector<llvm::ArrayRef<int64_t>> paths;
+  llvm::DenseMap<llvm::ArrayRef<int64_t>, unsigned> pathIds;
+
+  /// For (callee, argument number): the (result number, node) pairs of the
+  /// callee's returns that carry host memory coming through that argument.
+  llvm::DenseMap<std::pair<Operation *, unsigned>,
+                 llvm::SmallVector<std::pair<unsigned, unsigned>, 1>>
+      returnEdges;
+  /// The first node reaching each output of the entry function.
+  llvm::DenseMap<unsigned, unsigned> outputNodes;
+  llvm::DenseSet<Operation *> hostComputeOps;
+  std::vector<std::pair<Operation *, unsigned>> hostComputeFindings;
+  std::vector<Finding> warnings;
+};
+
+} // namespace
+
+llvm::StringRef getFindingCodeName(FindingCode code, bool strict) {
+  switch (code) {
+  case FindingCode::OutputNotInHostMemory:
+    return "E1200";
+  case FindingCode::ImplicitHostCompute:
+    return strict ? "E1201" : "W1201";
+  case FindingCode::RootMovedToHost:
+    return "W1202";
+  case FindingCode::UnusedMoveToHost:
+    return "W1203";
+  case FindingCode::UnknownMemoryKind:
+    return "W1204";
+  case FindingCode::MalformedAnnotation:
+    return "W1205";
+  case FindingCode::UnpinnedHostArgument:
+    return "W1206";
+  case FindingCode::AutoLayoutOnHostOutput:
+    return "W1207";
+  }
+  llvm_unreachable("unknown finding code");
+}
+
+bool HostOffloadReport::hasErrors() const {
+  return llvm::any_of(findings, [](const Finding &finding) {
+    return finding.severity == Severity::Error;
+  });
+}
+
+FailureOr<HostOffloadReport>
+analyzeHostOffload(ModuleOp module, const HostOffloadOptions &options) {
+  FailureOr<func::FuncOp> entry = findEntryFunction(module, options.entry);
+  if (failed(entry))
+    return failure();
+  HostOffloadReport report;
+  report.entry = *entry;
+  Tracer(module, *entry, options, report).run();
+  return report;
+}
+
+void emitFindings(const HostOffloadReport &report) {
+  for (const Finding &finding : report.findings) {
+    InFlightDiagnostic diagnostic = finding.severity == Severity::Error
+                                        ? emitError(finding.loc)
+                                        : emitWarning(finding.loc);
+    diagnostic << finding.message;
+    for (const FindingNote &note : finding.notes)
+      diagnostic.attachNote(note.loc) << note.message;
+  }
+}
+
+std::optional<FileLineColRange> findFileLocation(Location loc) {
+  llvm::SmallVector<Location> pending{loc};
+  while (!pending.empty()) {
+    Location current = pending.pop_back_val();
+    if (auto file = llvm::dyn_cast<FileLineColRange>(current))
+      return file;
+    if (auto name = llvm::dyn_cast<NameLoc>(current)) {
+      pending.push_back(name.getChildLoc());
+    } else if (auto callSite = llvm::dyn_cast<CallSiteLoc>(current)) {
+      // The callee is the innermost frame; the caller is looked at only when
+      // the callee has no file.
+      pending.push_back(callSite.getCaller());
+      pending.push_back(callSite.getCallee());
+    } else if (auto fused = llvm::dyn_cast<FusedLoc>(current)) {
+      for (Location part : llvm::reverse(fused.getLocations()))
+        pending.push_back(part);
+    } else if (auto opaque = llvm::dyn_cast<OpaqueLoc>(current)) {
+      pending.push_back(opaque.getFallbackLocation());
+    }
+  }
+  return std::nullopt;
+}
+
+} // namespace hostoffload

@@ -1,0 +1,23 @@
+#loc1 = loc("x")
+"builtin.module"() <{sym_name = "jit_static_slice_host"}> ({
+  "sdy.mesh"() <{mesh = #sdy.mesh<[]>, sym_name = "empty_mesh"}> {stablehlo.mesh = {axes = []}} : () -> () loc(#loc)
+  "func.func"() <{arg_attrs = [{mhlo.memory_kind = "pinned_host", sdy.sharding = #sdy.sharding<@empty_mesh, [{}]>}], function_type = (tensor<8xf32>) -> tensor<4xf32>, res_attrs = [{jax.result_info = "result", mhlo.memory_kind = "device"}], sym_name = "main", sym_visibility = "public"}> ({
+  ^bb0(%arg0: tensor<8xf32> loc("x")):
+    %0 = "stablehlo.slice"(%arg0) <{limit_indices = array<i64: 6>, start_indices = array<i64: 2>, strides = array<i64: 1>}> : (tensor<8xf32>) -> tensor<4xf32> loc(#loc14)
+    "func.return"(%0) : (tensor<4xf32>) -> () loc(#loc13)
+  }) : () -> () loc(#loc)
+}) {mhlo.num_partitions = 1 : i32, mhlo.num_replicas = 1 : i32} : () -> () loc(#loc)
+#loc = loc(unknown)
+#loc2 = loc("test/corpus/generate.py":244:11 to :17)
+#loc3 = loc("test/corpus/generate.py":528:9 to :43)
+#loc4 = loc("test/corpus/generate.py":539:57 to :71)
+#loc5 = loc("test/corpus/generate.py":550:4 to :10)
+#loc6 = loc("static_slice_host"(#loc2))
+#loc7 = loc("lower"(#loc3))
+#loc8 = loc("main"(#loc4))
+#loc9 = loc("<module>"(#loc5))
+#loc10 = loc(callsite(#loc8 at #loc9))
+#loc11 = loc(callsite(#loc7 at #loc10))
+#loc12 = loc(callsite(#loc6 at #loc11))
+#loc13 = loc("jit(static_slice_host)"(#loc11))
+#loc14 = loc("jit(static_slice_host)/slice"(#loc12))
