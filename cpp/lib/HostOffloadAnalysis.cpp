@@ -330,12 +330,30 @@ private:
   }
 
   /// JAX names arguments with a location that has no file; point notes about
-  /// them at the function when it has a file location instead.
+  /// them at their first use in the Python source instead, else at the
+  /// function.
   Location argumentLoc(unsigned index) {
-    Location loc = entry.getArgument(index).getLoc();
-    if (!findFileLocation(loc) && findFileLocation(entry.getLoc()))
+    BlockArgument argument = entry.getArgument(index);
+    if (findFileLocation(argument.getLoc()))
+      return argument.getLoc();
+    std::optional<Location> firstUse;
+    std::pair<unsigned, unsigned> firstPosition;
+    for (Operation *user : argument.getUsers()) {
+      std::optional<FileLineColRange> file = findFileLocation(user->getLoc());
+      if (!file)
+        continue;
+      std::pair<unsigned, unsigned> position{file->getStartLine(),
+                                             file->getStartColumn()};
+      if (!firstUse || position < firstPosition) {
+        firstUse = user->getLoc();
+        firstPosition = position;
+      }
+    }
+    if (firstUse)
+      return *firstUse;
+    if (findFileLocation(entry.getLoc()))
       return entry.getLoc();
-    return loc;
+    return argument.getLoc();
   }
 
   void checkDeclaredKind(const DeclaredMemoryKind &declared,
@@ -790,6 +808,9 @@ private:
       return "func.return";
     case StepKind::Through:
     case StepKind::HostCompute:
+      if (node.via->getName().getIdentifier() == names.customCall)
+        if (StringAttr target = getStringAttr(node.via, "call_target_name"))
+          return ("stablehlo.custom_call @" + target.getValue()).str();
       return node.via->getName().getStringRef().str();
     }
     llvm_unreachable("unknown step kind");
@@ -907,6 +928,7 @@ private:
         finding.resultInfo = info.getValue().str();
     finding.declaredMemoryKind = declared.kind;
     llvm::append_range(finding.startIndices, node.starts);
+    llvm::sort(finding.startIndices);
     finding.moreStarts = node.moreStarts;
     finding.path = buildPath(id);
 
@@ -923,7 +945,11 @@ private:
         finding.resultInfo.empty()
             ? outputName
             : outputName + " (" + quoted(finding.resultInfo) + ")";
-    const TraceStart &firstStart = report.starts[node.starts.front()];
+    // The start the shown path begins at.
+    unsigned root = id;
+    while (nodes[root].parent >= 0)
+      root = static_cast<unsigned>(nodes[root].parent);
+    const TraceStart &firstStart = report.starts[nodes[root].starts.front()];
     std::string declaration =
         declared.kind.empty()
             ? "has no mhlo.memory_kind, so it is in device memory"
@@ -935,14 +961,12 @@ private:
         "output is not set to host memory; " +
         outputWithInfo + " " + declaration;
 
-    for (unsigned startIndex : node.starts) {
+    for (unsigned startIndex : finding.startIndices) {
       const TraceStart &start = report.starts[startIndex];
-      // JAX gives arguments a name but no file; the output is then the
-      // nearest place a user can open.
-      Location startLoc = findFileLocation(start.loc) || !findFileLocation(loc)
-                              ? start.loc
-                              : loc;
-      finding.notes.push_back({startLoc, "moved to host here: " + start.reason});
+      llvm::StringRef lead = start.kind == TraceStart::Kind::Argument
+                                 ? "in host memory from the start: "
+                                 : "moved to host here: ";
+      finding.notes.push_back({start.loc, (lead + start.reason).str()});
     }
     if (node.moreStarts)
       finding.notes.push_back(

@@ -51,3 +51,19 @@ def test_corpus_program(name: str) -> None:
     assert result.returncode == (1 if expected else 0), result.stderr
     found = {int(index) for index in E1200_OUTPUT.findall(result.stderr)}
     assert found == set(expected), result.stderr
+
+
+@pytest.mark.parametrize("name", sorted(EXPECTED))
+def test_check_never_changes_the_module(name: str) -> None:
+    path = CORPUS_DIR / f"{name}.mlir"
+    printed = [
+        subprocess.run(
+            ["offload-opt", str(path), *passes, "--mlir-print-op-generic"],
+            capture_output=True,
+            text=True,
+            timeout=60,
+        ).stdout
+        for passes in ([], ["--host-offload-check"])
+    ]
+    assert printed[0]
+    assert printed[0] == printed[1]

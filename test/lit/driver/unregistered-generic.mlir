@@ -5,12 +5,12 @@
 // StableHLO ops parse without the dialect being registered, and the check
 // pass leaves them as they were.
 
-// CHECK: "func.func"() <{arg_attrs = [{mhlo.memory_kind = "pinned_host"}], function_type = (tensor<4xf32>) -> tensor<4xf32>, sym_name = "main"}>
+// CHECK: "func.func"() <{arg_attrs = [{mhlo.memory_kind = "pinned_host"}], function_type = (tensor<4xf32>) -> tensor<4xf32>, res_attrs = [{mhlo.memory_kind = "pinned_host"}], sym_name = "main"}>
 // CHECK: "stablehlo.tanh"(%{{.*}}) : (tensor<4xf32>) -> tensor<4xf32>
 // PRETTY-LABEL: func.func @main
 // PRETTY: "stablehlo.tanh"
 // TIMING: HostOffloadCheckPass
-"func.func"() <{arg_attrs = [{mhlo.memory_kind = "pinned_host"}], function_type = (tensor<4xf32>) -> tensor<4xf32>, sym_name = "main"}> ({
+"func.func"() <{arg_attrs = [{mhlo.memory_kind = "pinned_host"}], function_type = (tensor<4xf32>) -> tensor<4xf32>, res_attrs = [{mhlo.memory_kind = "pinned_host"}], sym_name = "main"}> ({
 ^bb0(%arg0: tensor<4xf32>):
   %0 = "stablehlo.tanh"(%arg0) : (tensor<4xf32>) -> tensor<4xf32>
   "func.return"(%0) : (tensor<4xf32>) -> ()
