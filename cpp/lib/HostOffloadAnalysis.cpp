@@ -210,6 +210,17 @@ struct DeclaredMemoryKind {
   std::string source;
   /// The declaration is there but is not a string.
   bool malformed = false;
+  /// Declared by an XLA memory-space number in the module's attributes, as
+  /// in modules converted from HLO; `space` is that number.
+  bool fromModuleSpaces = false;
+  std::string space;
+
+  /// E.g. `mhlo.memory_kind = "device"`.
+  std::string describe() const {
+    if (fromModuleSpaces)
+      return "memory space " + space + " (\"" + kind + "\") in " + source;
+    return source + " = \"" + kind + "\"";
+  }
 };
 
 /// Maps XLA's memory-space numbers in modules converted from HLO to kinds.
@@ -251,6 +262,8 @@ DeclaredMemoryKind readMemoryKind(DictionaryAttr attrs, ModuleOp module,
     return declared;
   declared.kind = memorySpaceToKind(perValue[index]);
   declared.source = (moduleSpacesKey + " of the module").str();
+  declared.fromModuleSpaces = true;
+  declared.space = perValue[index].trim().str();
   return declared;
 }
 
@@ -392,8 +405,7 @@ private:
       unsigned startIndex = report.starts.size();
       report.starts.push_back(
           {TraceStart::Kind::Argument, i, describeArgument(i),
-           describeArgument(i) + " is declared " + declared.source + " = " +
-               quoted(kPinnedHost),
+           describeArgument(i) + " is declared " + declared.describe(),
            argumentLoc(i)});
       addStart(entry.getArgument(i), startIndex);
     }
@@ -953,7 +965,7 @@ private:
     std::string declaration =
         declared.kind.empty()
             ? "has no mhlo.memory_kind, so it is in device memory"
-            : "is declared " + declared.source + " = " + quoted(declared.kind);
+            : "is declared " + declared.describe();
     finding.message =
         "E1200: Tensor which is moved to host (starting from " +
         firstStart.name +
@@ -981,14 +993,24 @@ private:
     std::string jaxOutput = finding.resultInfo.empty()
                                 ? outputName
                                 : quoted(finding.resultInfo);
+    // Modules converted from HLO declare memory spaces and move with
+    // MoveToDevice; the fixes speak their language.
     Fix hostFix{Fix::Strategy::Host,
-                "set mhlo.memory_kind = \"pinned_host\" on result " +
-                    std::to_string(output) + " of " + functionName.str(),
+                declared.fromModuleSpaces
+                    ? "set memory space 5 for output " +
+                          std::to_string(output) + " in " + declared.source
+                    : "set mhlo.memory_kind = \"pinned_host\" on result " +
+                          std::to_string(output) + " of " + functionName.str(),
                 "out_shardings=...with_memory_kind(\"pinned_host\") for " +
                     jaxOutput};
     Fix deviceFix{Fix::Strategy::Device,
-                  "move it back with 'annotate_device_placement' "
-                  "(_xla_buffer_placement = \"device\") on operand " +
+                  (declared.fromModuleSpaces
+                       ? std::string("move it back with custom call "
+                                     "'MoveToDevice' on operand ")
+                       : std::string("move it back with "
+                                     "'annotate_device_placement' "
+                                     "(_xla_buffer_placement = \"device\") on "
+                                     "operand ")) +
                       std::to_string(output) + " of func.return",
                   "jax.device_put(x, jax.memory.Space.Device) on " + jaxOutput +
                       " before returning it"};
