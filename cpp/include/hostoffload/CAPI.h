@@ -6,6 +6,9 @@
 #define HOSTOFFLOAD_CAPI_H
 
 #include "mlir-c/IR.h"
+#include "mlir-c/Support.h"
+
+#include <stdbool.h>
 
 #ifdef __cplusplus
 extern "C" {
@@ -14,6 +17,16 @@ extern "C" {
 /// Registers the host-offload passes with MLIR's global pass registry, so
 /// that pass pipelines parsed from text can name them.
 MLIR_CAPI_EXPORTED void hostoffloadRegisterPasses(void);
+
+/// Analyses `module` (a builtin.module) like the host-offload-check pass, and
+/// calls `callback` once with the report as a JSON object (docs/report.md
+/// describes it). Never changes the module. When the entry function cannot be
+/// determined, the object has an "errors" list with the located errors and
+/// the result is failure; diagnostics are then not sent to the context's
+/// handlers.
+MLIR_CAPI_EXPORTED MlirLogicalResult hostoffloadAnalyzeToJson(
+    MlirOperation module, MlirStringRef entry, bool strict,
+    MlirStringCallback callback, void *userData);
 
 #ifdef __cplusplus
 }
