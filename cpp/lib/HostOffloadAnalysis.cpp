@@ -277,10 +277,14 @@ std::string quoted(llvm::StringRef text) { return ("\"" + text + "\"").str(); }
 enum class StepKind { Start, Through, HostCompute, IntoCallee, OutOfCallee };
 
 struct Node {
+  Node(Value value, unsigned pathId) : value(value), pathId(pathId) {}
+
   Value value;
   unsigned pathId;
   /// The node this one was first reached from; -1 for a start.
   int parent = -1;
+  /// The node of the same value at another tuple index path; -1 if none.
+  int nextPath = -1;
   Operation *via = nullptr;
   StepKind step = StepKind::Start;
   /// The value is the result of implicit host compute.
@@ -304,8 +308,10 @@ public:
   }
 
   void run() {
+    llvm::SmallVector<Operation *> customCalls = collectOps();
     collectEntrySignature();
-    collectOps();
+    for (Operation *op : customCalls)
+      collectCustomCall(op);
     while (queueHead < queue.size())
       propagate(queue[queueHead++]);
     reportOutputs();
@@ -427,8 +433,16 @@ private:
     }
   }
 
-  void collectOps() {
+  /// Records the callers of every function, sizes the node map, and returns
+  /// the custom calls in program order.
+  llvm::SmallVector<Operation *> collectOps() {
+    llvm::SmallVector<Operation *> customCalls;
+    size_t valueCount = 0;
     module.walk<WalkOrder::PreOrder>([&](Operation *op) {
+      valueCount += op->getNumResults();
+      for (Region &region : op->getRegions())
+        for (Block &block : region)
+          valueCount += block.getNumArguments();
       StringAttr name = op->getName().getIdentifier();
       if (name == names.call) {
         if (auto callee = op->getAttrOfType<FlatSymbolRefAttr>("callee"))
@@ -436,8 +450,11 @@ private:
         return;
       }
       if (name == names.customCall)
-        collectCustomCall(op);
+        customCalls.push_back(op);
     });
+    // Growing the map while tracing a model costs more than sizing it once.
+    firstNodeOfValue.reserve(valueCount);
+    return customCalls;
   }
 
   void collectCustomCall(Operation *op) {
@@ -546,20 +563,35 @@ private:
   /// Returns the node of (value, pathId), creating it if needed; `created`
   /// tells which.
   unsigned getOrCreateNode(Value value, unsigned pathId, bool &created) {
-    auto [it, inserted] = nodeIds.try_emplace(
-        std::make_pair(value.getAsOpaquePointer(), pathId), nodes.size());
-    created = inserted;
+    auto [it, inserted] =
+        firstNodeOfValue.try_emplace(value.getAsOpaquePointer(), nodes.size());
+    created = true;
     if (inserted) {
-      nodes.push_back(Node{value, pathId});
-      firstNodeOfValue.try_emplace(value.getAsOpaquePointer(), it->second);
+      nodes.emplace_back(value, pathId);
+      return it->second;
     }
-    return it->second;
+    // Other tuple index paths of the same value hang off its first node.
+    unsigned id = it->second;
+    while (true) {
+      Node &node = nodes[id];
+      if (node.pathId == pathId) {
+        created = false;
+        return id;
+      }
+      if (node.nextPath < 0)
+        break;
+      id = static_cast<unsigned>(node.nextPath);
+    }
+    unsigned newId = nodes.size();
+    nodes[id].nextPath = static_cast<int>(newId);
+    nodes.emplace_back(value, pathId);
+    return newId;
   }
 
   void addStart(Value value, unsigned startIndex) {
     bool created;
     unsigned id = getOrCreateNode(value, /*pathId=*/0, created);
-    Node start;
+    Node start(value, /*pathId=*/0);
     start.starts.push_back(startIndex);
     start.global = true;
     if (mergeFacts(nodes[id], start, std::nullopt) || created)
@@ -1057,7 +1089,7 @@ private:
 
   llvm::DenseMap<StringAttr, llvm::SmallVector<Operation *, 1>> callers;
   std::deque<Node> nodes;
-  llvm::DenseMap<std::pair<void *, unsigned>, unsigned> nodeIds;
+  /// The first node of each value; see Node::nextPath for the others.
   llvm::DenseMap<void *, unsigned> firstNodeOfValue;
   std::vector<unsigned> queue;
   size_t queueHead = 0;
