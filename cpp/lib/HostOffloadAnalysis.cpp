@@ -24,6 +24,7 @@
 #include "mlir/IR/Operation.h"
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/DenseSet.h"
+#include "llvm/ADT/MapVector.h"
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/Allocator.h"
@@ -46,6 +47,8 @@ constexpr unsigned kMaxOriginsPerNode = 8;
 constexpr size_t kMaxTupleDepth = 64;
 /// A path note shows this many steps at each end of a longer path.
 constexpr size_t kPathStepsAtEachEnd = 6;
+/// Implicit host compute lists this many ops besides the first per start.
+constexpr size_t kHostComputeOpsShown = 4;
 
 constexpr llvm::StringLiteral kMemoryKindAttr = "mhlo.memory_kind";
 constexpr llvm::StringLiteral kFrontendAttrs = "mhlo.frontend_attributes";
@@ -433,16 +436,11 @@ private:
     }
   }
 
-  /// Records the callers of every function, sizes the node map, and returns
-  /// the custom calls in program order.
+  /// Records the callers of every function and returns the custom calls in
+  /// program order.
   llvm::SmallVector<Operation *> collectOps() {
     llvm::SmallVector<Operation *> customCalls;
-    size_t valueCount = 0;
     module.walk<WalkOrder::PreOrder>([&](Operation *op) {
-      valueCount += op->getNumResults();
-      for (Region &region : op->getRegions())
-        for (Block &block : region)
-          valueCount += block.getNumArguments();
       StringAttr name = op->getName().getIdentifier();
       if (name == names.call) {
         if (auto callee = op->getAttrOfType<FlatSymbolRefAttr>("callee"))
@@ -452,8 +450,6 @@ private:
       if (name == names.customCall)
         customCalls.push_back(op);
     });
-    // Growing the map while tracing a model costs more than sizing it once.
-    firstNodeOfValue.reserve(valueCount);
     return customCalls;
   }
 
@@ -637,9 +633,13 @@ private:
   }
 
   void propagate(unsigned id) {
-    Value value = nodes[id].value;
-    for (OpOperand &use : value.getUses())
-      propagateThroughUse(id, use.getOwner(), use.getOperandNumber());
+    // Use lists run backwards from the last use; visiting uses in program
+    // order makes paths and "first" ops the ones a reader meets first.
+    llvm::SmallVector<OpOperand *, 4> uses;
+    for (OpOperand &use : nodes[id].value.getUses())
+      uses.push_back(&use);
+    for (OpOperand *use : llvm::reverse(uses))
+      propagateThroughUse(id, use->getOwner(), use->getOperandNumber());
   }
 
   void propagateThroughUse(unsigned id, Operation *user, unsigned operand) {
@@ -1057,22 +1057,39 @@ private:
     return finding;
   }
 
+  /// One finding per start: a host tensor feeding a thousand device ops is
+  /// one problem to fix, and a thousand diagnostics would bury it.
   void reportHostCompute() {
+    llvm::MapVector<unsigned, llvm::SmallVector<Operation *>> opsByStart;
+    for (auto [op, id] : hostComputeFindings)
+      opsByStart[nodes[id].starts.front()].push_back(op);
     FindingCode code = FindingCode::ImplicitHostCompute;
-    for (auto [op, id] : hostComputeFindings) {
-      const Node &node = nodes[id];
+    for (auto &[startIndex, ops] : opsByStart) {
+      const TraceStart &start = report.starts[startIndex];
+      Operation *first = ops.front();
       std::string message =
           (getFindingCodeName(code, options.strict) + ": '" +
-           op->getName().getStringRef() +
+           first->getName().getStringRef() +
            "' computes on a tensor in host memory (moved to host starting "
            "from " +
-           report.starts[node.starts.front()].name +
+           start.name +
            "); XLA runs it as host compute and keeps its results in host "
            "memory")
               .str();
       Finding finding{code,
                       options.strict ? Severity::Error : Severity::Warning,
-                      op->getLoc(), std::move(message)};
+                      first->getLoc(), std::move(message)};
+      llvm::ArrayRef<Operation *> others = llvm::ArrayRef(ops).drop_front();
+      for (Operation *op : others.take_front(kHostComputeOpsShown))
+        finding.notes.push_back(
+            {op->getLoc(), ("'" + op->getName().getStringRef() +
+                            "' computes on host memory from the same start")
+                               .str()});
+      if (others.size() > kHostComputeOpsShown)
+        finding.notes.push_back(
+            {first->getLoc(),
+             "and " + std::to_string(others.size() - kHostComputeOpsShown) +
+                 " more ops compute on host memory from " + start.name});
       if (options.strict)
         report.findings.push_back(std::move(finding));
       else

@@ -122,3 +122,25 @@
   %16 = "stablehlo.tanh"(%15) : (tensor<8xf32>) -> tensor<8xf32>
   "func.return"(%16) : (tensor<8xf32>) -> ()
 }) : () -> ()
+
+// -----
+
+// Device ops on host memory from one start are one warning: the first op,
+// four more as notes, and a count of the rest.
+"func.func"() <{arg_attrs = [{mhlo.memory_kind = "pinned_host"}], function_type = (tensor<8xf32>) -> tensor<8xf32>, res_attrs = [{mhlo.memory_kind = "pinned_host"}], sym_name = "main"}> ({
+^bb0(%arg0: tensor<8xf32>):
+  // expected-warning @below {{W1201: 'stablehlo.sine' computes on a tensor in host memory (moved to host starting from argument #0); XLA runs it as host compute and keeps its results in host memory}}
+  // expected-note @below {{and 2 more ops compute on host memory from argument #0}}
+  %0 = "stablehlo.sine"(%arg0) : (tensor<8xf32>) -> tensor<8xf32>
+  // expected-note @below {{'stablehlo.cosine' computes on host memory from the same start}}
+  %1 = "stablehlo.cosine"(%arg0) : (tensor<8xf32>) -> tensor<8xf32>
+  // expected-note @below {{'stablehlo.tan' computes on host memory from the same start}}
+  %2 = "stablehlo.tan"(%arg0) : (tensor<8xf32>) -> tensor<8xf32>
+  // expected-note @below {{'stablehlo.negate' computes on host memory from the same start}}
+  %3 = "stablehlo.negate"(%arg0) : (tensor<8xf32>) -> tensor<8xf32>
+  // expected-note @below {{'stablehlo.abs' computes on host memory from the same start}}
+  %4 = "stablehlo.abs"(%arg0) : (tensor<8xf32>) -> tensor<8xf32>
+  %5 = "stablehlo.exponential"(%arg0) : (tensor<8xf32>) -> tensor<8xf32>
+  %6 = "stablehlo.log"(%arg0) : (tensor<8xf32>) -> tensor<8xf32>
+  "func.return"(%arg0) : (tensor<8xf32>) -> ()
+}) : () -> ()
