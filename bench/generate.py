@@ -20,7 +20,7 @@ def annotate(result: str, operand: str, placement: str) -> str:
         f'  {result} = "stablehlo.custom_call"({operand}) <{{api_version = 1 : i32, '
         'backend_config = "", call_target_name = "annotate_device_placement", '
         "called_computations = [], has_side_effect = true}> "
-        f"{{mhlo.frontend_attributes = {{_xla_buffer_placement = \"{placement}\"}}}} : {UNARY}"
+        f'{{mhlo.frontend_attributes = {{_xla_buffer_placement = "{placement}"}}}} : {UNARY}'
     )
 
 
@@ -93,7 +93,10 @@ def callgraph(ops: int) -> Iterator[str]:
             yield f'  %c{c} = "func.call"({previous}, %b) <{{callee = @leaf}}> : {BINARY}'
             previous = f"%c{c}"
         yield func_return([previous])
-    yield f'"func.func"() <{{function_type = {BINARY}, sym_name = "leaf", sym_visibility = "private"}}> ({{'
+    yield (
+        f'"func.func"() <{{function_type = {BINARY}, sym_name = "leaf", '
+        'sym_visibility = "private"}> ({'
+    )
     yield f"^bb0(%a: {TENSOR}, %b: {TENSOR}):"
     previous = "%a"
     for i in range(80):
@@ -114,13 +117,17 @@ def loops(ops: int) -> Iterator[str]:
         block_args = ", ".join(f"%b{loop}_{i}: {TENSOR}" for i in range(carried))
         yield f'  %w{loop}:{carried} = "stablehlo.while"({", ".join(previous)}) ({{'
         yield f"  ^bb0({block_args}):"
-        yield '    %cond = "stablehlo.constant"() <{value = dense<true> : tensor<i1>}> : () -> tensor<i1>'
+        yield (
+            '    %cond = "stablehlo.constant"() <{value = dense<true> : tensor<i1>}> '
+            ": () -> tensor<i1>"
+        )
         yield '    "stablehlo.return"(%cond) : (tensor<i1>) -> ()'
         yield "  }, {"
         yield f"  ^bb0({block_args}):"
         for i in range(carried):
             yield f'    %n{i} = "stablehlo.negate"(%b{loop}_{i}) : {UNARY}'
-        yield f'    "stablehlo.return"({", ".join(f"%n{i}" for i in range(carried))}) : ({types}) -> ()'
+        results = ", ".join(f"%n{i}" for i in range(carried))
+        yield f'    "stablehlo.return"({results}) : ({types}) -> ()'
         yield f"  }}) : ({types}) -> ({types})"
         previous = [f"%w{loop}#{i}" for i in range(carried)]
     yield annotate("%back", previous[1], "device")

@@ -1,0 +1,193 @@
+"""Benchmarks of the host-offload check: time and memory as ratios, which hold on a noisy machine.
+
+For every shape of ``generate.py`` and every size it reports, in one run:
+
+- parse and check time from ``offload-opt --mlir-timing`` (same process), and their ratio;
+- peak RSS of ``offload-opt --host-offload-check`` over a parse-only run of the same module;
+- ``hostoffload`` from Python end to end (parse, check, report);
+- the Python baseline of ``baseline.py`` on the same module (sizes up to ``--baseline-max``),
+  and how many times faster the C++ analysis is;
+- how check time grows from each size to the next.
+
+    python bench/run.py                        # 10k, 100k, 1M ops, every shape
+    python bench/run.py --sizes 4000000 --shapes chain fanout
+    python bench/run.py --smoke                # 2k ops, a few seconds
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import time
+from dataclasses import asdict, dataclass
+from pathlib import Path
+
+BENCH_DIR = Path(__file__).resolve().parent
+sys.path.insert(0, str(BENCH_DIR))
+
+from generate import SHAPES, write_module  # noqa: E402
+
+TIMING_LINE = re.compile(r"^\s*([0-9.]+) \(\s*[0-9.]+%\)\s+(Parser|HostOffloadCheckPass)\s*$")
+
+
+@dataclass(frozen=True)
+class Measurement:
+    shape: str
+    ops: int
+    parse_s: float
+    check_s: float
+    check_over_parse: float
+    rss_parse_mb: float
+    rss_check_mb: float
+    rss_ratio: float
+    python_end_to_end_s: float
+    baseline_s: float | None
+    baseline_speedup: float | None
+
+
+def run_measured(command: list[str]) -> tuple[str, float]:
+    """Runs `command`; returns its stderr and its peak RSS in MB."""
+    process = subprocess.Popen(
+        command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True
+    )
+    assert process.stderr is not None
+    stderr = process.stderr.read()
+    _, status, usage = os.wait4(process.pid, 0)
+    process.returncode = os.waitstatus_to_exitcode(status)
+    if process.returncode not in (0, 1):
+        raise RuntimeError(f"{command} failed with {process.returncode}:\n{stderr[-2000:]}")
+    return stderr, usage.ru_maxrss / 1024
+
+
+def timings(stderr: str) -> dict[str, float]:
+    found = {}
+    for line in stderr.splitlines():
+        match = TIMING_LINE.match(line)
+        if match:
+            found[match.group(2)] = float(match.group(1))
+    return found
+
+
+PYTHON_CHECK = """
+import sys, time
+start = time.perf_counter()
+try:
+    import hostoffload
+    report = hostoffload.check(sys.argv[1])
+except AttributeError:
+    from hostoffload.mlir import ir
+    from hostoffload.mlir._mlir_libs import _hostoffload
+    with ir.Context():
+        _hostoffload.analyze(ir.Module.parse(open(sys.argv[1]).read()).operation)
+print(time.perf_counter() - start)
+"""
+
+BASELINE = """
+import sys, time
+sys.path.insert(0, sys.argv[2])
+from baseline import find_mismatches
+from hostoffload.mlir import ir
+with ir.Context():
+    module = ir.Module.parse(open(sys.argv[1]).read())
+    start = time.perf_counter()
+    find_mismatches(module)
+    print(time.perf_counter() - start)
+"""
+
+
+def python_seconds(script: str, *args: str) -> float:
+    result = subprocess.run([sys.executable, "-c", script, *args], capture_output=True, text=True)
+    if result.returncode != 0:
+        raise RuntimeError(f"Python measurement on {args[0]} failed:\n{result.stderr[-3000:]}")
+    return float(result.stdout.strip().splitlines()[-1])
+
+
+def measure(offload_opt: str, shape: str, ops: int, data: Path, baseline_max: int) -> Measurement:
+    path = data / f"{shape}-{ops}.mlir"
+    if not path.exists():
+        write_module(shape, ops, path)
+    check_err, rss_check = run_measured(
+        [offload_opt, str(path), "--host-offload-check", "--mlir-timing", "-o", "/dev/null"]
+    )
+    parse_err, rss_parse = run_measured(
+        [offload_opt, str(path), "--mlir-timing", "-o", "/dev/null"]
+    )
+    check_times = timings(check_err)
+    parse_s = timings(parse_err)["Parser"]
+    check_s = check_times["HostOffloadCheckPass"]
+    baseline_s = None
+    if ops <= baseline_max:
+        baseline_s = python_seconds(BASELINE, str(path), str(BENCH_DIR))
+    return Measurement(
+        shape=shape,
+        ops=ops,
+        parse_s=parse_s,
+        check_s=check_s,
+        check_over_parse=check_s / parse_s,
+        rss_parse_mb=rss_parse,
+        rss_check_mb=rss_check,
+        rss_ratio=rss_check / rss_parse,
+        python_end_to_end_s=python_seconds(PYTHON_CHECK, str(path)),
+        baseline_s=baseline_s,
+        baseline_speedup=baseline_s / check_s if baseline_s is not None else None,
+    )
+
+
+def table(measurements: list[Measurement]) -> str:
+    lines = [
+        "| shape | ops | parse s | check s | check/parse | RSS check/parse | Python e2e s "
+        "| baseline s | C++ speedup | check time vs previous size |",
+        "|---|---|---|---|---|---|---|---|---|---|",
+    ]
+    previous: dict[str, Measurement] = {}
+    for m in measurements:
+        before = previous.get(m.shape)
+        growth = (
+            f"{m.check_s / before.check_s:.1f}x for {m.ops / before.ops:.0f}x ops"
+            if before and before.check_s > 0
+            else ""
+        )
+        baseline = f"{m.baseline_s:.3f}" if m.baseline_s is not None else ""
+        speedup = f"{m.baseline_speedup:.0f}x" if m.baseline_speedup is not None else ""
+        lines.append(
+            f"| {m.shape} | {m.ops:,} | {m.parse_s:.3f} | {m.check_s:.4f} | "
+            f"{m.check_over_parse:.3f} | {m.rss_ratio:.3f} | {m.python_end_to_end_s:.3f} | "
+            f"{baseline} | {speedup} | {growth} |"
+        )
+        previous[m.shape] = m
+    return "\n".join(lines)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--sizes", default="10000,100000,1000000")
+    parser.add_argument("--shapes", nargs="+", default=sorted(SHAPES), choices=sorted(SHAPES))
+    parser.add_argument("--data", type=Path, default=BENCH_DIR / ".data")
+    parser.add_argument("--baseline-max", type=int, default=100_000)
+    parser.add_argument("--json", type=Path, help="also write the measurements here")
+    parser.add_argument("--smoke", action="store_true", help="2k ops per shape, quickly")
+    args = parser.parse_args()
+
+    offload_opt = shutil.which("offload-opt")
+    if offload_opt is None:
+        sys.exit("offload-opt is not on PATH: pip install . first")
+    sizes = [2000] if args.smoke else [int(size) for size in args.sizes.split(",")]
+    started = time.perf_counter()
+    measurements = [
+        measure(offload_opt, shape, ops, args.data, args.baseline_max)
+        for shape in args.shapes
+        for ops in sizes
+    ]
+    print(table(measurements))
+    print(f"\n{len(measurements)} measurements in {time.perf_counter() - started:.0f} s")
+    if args.json:
+        args.json.write_text(json.dumps([asdict(m) for m in measurements], indent=1))
+
+
+if __name__ == "__main__":
+    main()
