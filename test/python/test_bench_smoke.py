@@ -1,0 +1,39 @@
+"""A small run of the benchmark, so that it keeps working; no timing is asserted."""
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+REPO_ROOT = Path(__file__).resolve().parents[2]
+
+
+def test_benchmark_smoke_run_measures_every_shape(tmp_path: Path) -> None:
+    out = tmp_path / "bench.json"
+    result = subprocess.run(
+        [
+            sys.executable,
+            str(REPO_ROOT / "bench" / "run.py"),
+            "--smoke",
+            "--data",
+            str(tmp_path / "data"),
+            "--json",
+            str(out),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert result.returncode == 0, result.stderr
+    measurements = json.loads(out.read_text())
+    assert sorted(m["shape"] for m in measurements) == [
+        "callgraph",
+        "chain",
+        "fanout",
+        "loops",
+        "nested",
+        "outputs",
+    ]
+    for m in measurements:
+        assert m["parse_s"] > 0 and m["check_s"] > 0 and m["rss_parse_mb"] > 0
+        assert m["baseline_s"] is not None
