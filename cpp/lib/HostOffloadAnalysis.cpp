@@ -971,6 +971,7 @@ private:
               llvm::dyn_cast_or_null<StringAttr>(attrs.get("jax.result_info")))
         finding.resultInfo = info.getValue().str();
     finding.declaredMemoryKind = declared.kind;
+    finding.declaredInModuleSpaces = declared.fromModuleSpaces;
     llvm::append_range(finding.startIndices, node.starts);
     llvm::sort(finding.startIndices);
     finding.moreStarts = node.moreStarts;
@@ -1022,19 +1023,11 @@ private:
           {loc, "XLA puts \"unpinned_host\" outputs in memory space 6, not in "
                 "host memory space 5, so they do not count as host memory"});
 
+    // Modules converted from HLO declare memory spaces and move with
+    // MoveToDevice; the fixes speak their language.
     std::string jaxOutput = finding.resultInfo.empty()
                                 ? outputName
                                 : quoted(finding.resultInfo);
-    // Modules converted from HLO declare memory spaces and move with
-    // MoveToDevice; the fixes speak their language.
-    Fix hostFix{Fix::Strategy::Host,
-                declared.fromModuleSpaces
-                    ? "set memory space 5 for output " +
-                          std::to_string(output) + " in " + declared.source
-                    : "set mhlo.memory_kind = \"pinned_host\" on result " +
-                          std::to_string(output) + " of " + functionName.str(),
-                "out_shardings=...with_memory_kind(\"pinned_host\") for " +
-                    jaxOutput};
     Fix deviceFix{Fix::Strategy::Device,
                   (declared.fromModuleSpaces
                        ? std::string("move it back with custom call "
@@ -1046,13 +1039,32 @@ private:
                       std::to_string(output) + " of func.return",
                   "jax.device_put(x, jax.memory.Space.Device) on " + jaxOutput +
                       " before returning it"};
-    finding.notes.push_back({loc, "fix (keep it in host memory): " +
-                                      hostFix.moduleChange +
-                                      "; in JAX: " + hostFix.jaxChange});
+    // XLA does not implement a memory kind on a tuple-typed output, so only
+    // moving the elements back helps there.
+    if (!finding.tupleIndex.empty()) {
+      finding.notes.push_back(
+          {loc, "output " + std::to_string(output) +
+                    " is a tuple, and XLA does not implement a memory kind "
+                    "on a tuple-typed output: it cannot be kept in host "
+                    "memory"});
+    } else {
+      Fix hostFix{
+          Fix::Strategy::Host,
+          declared.fromModuleSpaces
+              ? "set memory space 5 for output " + std::to_string(output) +
+                    " in " + declared.source
+              : "set mhlo.memory_kind = \"pinned_host\" on result " +
+                    std::to_string(output) + " of " + functionName.str(),
+          "out_shardings=...with_memory_kind(\"pinned_host\") for " +
+              jaxOutput};
+      finding.notes.push_back({loc, "fix (keep it in host memory): " +
+                                        hostFix.moduleChange + "; in JAX: " +
+                                        hostFix.jaxChange});
+      finding.fixes.push_back(std::move(hostFix));
+    }
     finding.notes.push_back({loc, "fix (bring it back to device memory): " +
                                       deviceFix.moduleChange +
                                       "; in JAX: " + deviceFix.jaxChange});
-    finding.fixes.push_back(std::move(hostFix));
     finding.fixes.push_back(std::move(deviceFix));
     return finding;
   }

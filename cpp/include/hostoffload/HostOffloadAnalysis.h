@@ -100,6 +100,9 @@ struct Finding {
   std::string resultInfo;
   /// The output's declared memory kind; empty when none is declared.
   std::string declaredMemoryKind;
+  /// The kind comes from the module's `out_memory_spaces`, as in modules
+  /// converted from HLO, rather than from `mhlo.memory_kind`.
+  bool declaredInModuleSpaces = false;
   /// Indices into HostOffloadReport::starts of every start reaching it.
   llvm::SmallVector<unsigned> startIndices;
   /// True when more starts reach the output than `startIndices` lists.

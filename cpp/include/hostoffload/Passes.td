@@ -25,4 +25,34 @@ def HostOffloadCheckPass : Pass<"host-offload-check", "::mlir::ModuleOp"> {
   ];
 }
 
+def HostOffloadFixPass : Pass<"host-offload-fix", "::mlir::ModuleOp"> {
+  let summary = "Fix XLA host-offload output mismatches (E1200) with one strategy";
+  let description = [{
+    Runs the analysis of `host-offload-check` and applies, to every output of
+    the entry function that fails with E1200, the fix chosen by `strategy`:
+
+    - `host`: declare the output in host memory: `mhlo.memory_kind =
+      "pinned_host"` on the result, or memory space 5 in the module's
+      `out_memory_spaces` for modules converted from HLO.
+    - `device`: move the returned tensor back to device memory right before
+      the return, with `annotate_device_placement` to `device` as JAX emits
+      it (`MoveToDevice` in modules converted from HLO); in a tuple-typed
+      output, only the elements in host memory are moved.
+
+    Nothing else changes: a module without E1200 comes out as it went in, and
+    running the pass again changes nothing. Fails with a located error on an
+    unknown strategy and on an output the strategy cannot fix (`host` on a
+    tuple-typed output, whose memory kind XLA does not implement).
+  }];
+  let options = [
+    Option<"strategy", "strategy", "std::string", /*default=*/"\"\"",
+           "How to fix each output that fails with E1200: 'host' declares it "
+           "pinned_host, 'device' moves it back to device memory before the "
+           "return">,
+    Option<"entry", "entry", "std::string", /*default=*/"\"\"",
+           "Name of the entry function (default: @main, else the only "
+           "public function)">,
+  ];
+}
+
 #endif // HOSTOFFLOAD_PASSES

@@ -4,3 +4,6 @@
 // CHECK: --host-offload-check
 // CHECK-NEXT: --entry=<string>
 // CHECK-NEXT: --strict
+// CHECK: --host-offload-fix
+// CHECK-NEXT: --entry=<string>
+// CHECK-NEXT: --strategy=<string>

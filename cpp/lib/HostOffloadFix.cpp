@@ -1,0 +1,304 @@
+//===- HostOffloadFix.cpp - the host-offload-fix pass ---------------------===//
+//
+// Applies one of the two fixes of E1200 to every entry output the analysis
+// reports: declare the output in host memory ("host"), or move the returned
+// tensor back to device memory right before the return ("device"). New ops
+// are spelled exactly as the module's producer spells them (JAX, or XLA's
+// HLO-to-StableHLO conversion), so that the fixed module reads like theirs.
+//
+//===----------------------------------------------------------------------===//
+
+#include "hostoffload/HostOffloadAnalysis.h"
+#include "hostoffload/Passes.h"
+
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/BuiltinAttributes.h"
+#include "mlir/IR/BuiltinTypes.h"
+#include "mlir/IR/Diagnostics.h"
+#include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/SmallVector.h"
+#include "llvm/ADT/StringExtras.h"
+
+#include <set>
+#include <utility>
+
+using namespace mlir;
+
+namespace hostoffload {
+
+#define GEN_PASS_DEF_HOSTOFFLOADFIXPASS
+#include "hostoffload/Passes.h.inc"
+
+namespace {
+
+constexpr llvm::StringLiteral kMemoryKindAttr = "mhlo.memory_kind";
+constexpr llvm::StringLiteral kFrontendAttrs = "mhlo.frontend_attributes";
+constexpr llvm::StringLiteral kOutMemorySpaces = "out_memory_spaces";
+/// XLA's memory space of pinned host memory.
+constexpr llvm::StringLiteral kPinnedHostSpace = "5";
+
+std::optional<Fix::Strategy> parseStrategy(llvm::StringRef name) {
+  if (name == "host")
+    return Fix::Strategy::Host;
+  if (name == "device")
+    return Fix::Strategy::Device;
+  return std::nullopt;
+}
+
+/// Returns the E1200 findings of `report`, in output order.
+llvm::SmallVector<const Finding *>
+getMismatches(const HostOffloadReport &report) {
+  llvm::SmallVector<const Finding *> mismatches;
+  for (const Finding &finding : report.findings)
+    if (finding.code == FindingCode::OutputNotInHostMemory)
+      mismatches.push_back(&finding);
+  return mismatches;
+}
+
+/// The module attribute through which modules converted from HLO declare the
+/// memory space of each output, e.g. "5;0".
+StringAttr getOutMemorySpaces(ModuleOp module) {
+  auto frontendAttrs = module->getAttrOfType<DictionaryAttr>(kFrontendAttrs);
+  if (!frontendAttrs)
+    return {};
+  return llvm::dyn_cast_or_null<StringAttr>(
+      frontendAttrs.get(kOutMemorySpaces));
+}
+
+/// Declares output `index` of `entry` in pinned host memory, in the way the
+/// module already declares it.
+void declareInHostMemory(ModuleOp module, func::FuncOp entry,
+                         const Finding &finding) {
+  MLIRContext *context = module.getContext();
+  unsigned index = *finding.outputIndex;
+  if (!finding.declaredInModuleSpaces) {
+    entry.setResultAttr(index, kMemoryKindAttr,
+                        StringAttr::get(context, "pinned_host"));
+    return;
+  }
+  llvm::SmallVector<llvm::StringRef> spaces;
+  getOutMemorySpaces(module).getValue().split(spaces, ';');
+  spaces[index] = kPinnedHostSpace;
+  NamedAttrList frontendAttrs(
+      module->getAttrOfType<DictionaryAttr>(kFrontendAttrs));
+  frontendAttrs.set(kOutMemorySpaces,
+                    StringAttr::get(context, llvm::join(spaces, ";")));
+  module->setAttr(kFrontendAttrs, frontendAttrs.getDictionary(context));
+}
+
+/// Moves returned tensors back to device memory with new custom calls. The
+/// StableHLO dialect is not registered, so the ops are built by name, with
+/// their `<{...}>` properties as the dictionary the parser would store.
+class DeviceMover {
+public:
+  DeviceMover(Operation *returnOp, bool hloStyle)
+      : builder(returnOp), returnOp(returnOp), hloStyle(hloStyle) {}
+
+  /// Returns `value` with the element at tuple index `path` moved to device
+  /// memory; every element under it when it is itself a tuple.
+  Value moveAt(Value value, llvm::ArrayRef<int64_t> path) {
+    auto tupleType = llvm::dyn_cast<TupleType>(value.getType());
+    if (!tupleType)
+      return moveToDevice(value);
+    llvm::SmallVector<unsigned> indices;
+    llvm::ArrayRef<int64_t> rest;
+    // An index beyond the type can only come from an unverified op that
+    // claims to be a tuple; moving every element is then what is certain.
+    if (!path.empty() && path.front() >= 0 &&
+        path.front() < static_cast<int64_t>(tupleType.size())) {
+      indices.push_back(static_cast<unsigned>(path.front()));
+      rest = path.drop_front();
+    } else {
+      llvm::append_range(indices, llvm::seq<unsigned>(0, tupleType.size()));
+    }
+
+    // A tuple made for this output alone is fixed where it is made, rather
+    // than taken apart and rebuilt.
+    Operation *definingOp = value.getDefiningOp();
+    if (definingOp && value.hasOneUse() &&
+        definingOp->getName().getStringRef() == "stablehlo.tuple" &&
+        definingOp->getNumOperands() == tupleType.size()) {
+      OpBuilder::InsertionGuard guard(builder);
+      builder.setInsertionPoint(definingOp);
+      for (unsigned index : indices)
+        definingOp->setOperand(index,
+                               moveAt(definingOp->getOperand(index), rest));
+      return value;
+    }
+
+    Location loc = locationOf(value);
+    llvm::SmallVector<Value> elements;
+    for (auto [index, elementType] : llvm::enumerate(tupleType.getTypes()))
+      elements.push_back(
+          create(loc, "stablehlo.get_tuple_element", value, elementType,
+                 builder.getDictionaryAttr(builder.getNamedAttr(
+                     "index",
+                     builder.getI32IntegerAttr(static_cast<int32_t>(index))))));
+    for (unsigned index : indices)
+      elements[index] = moveAt(elements[index], rest);
+    return create(loc, "stablehlo.tuple", elements, tupleType);
+  }
+
+private:
+  /// The new op points at where the returned value is made.
+  Location locationOf(Value value) const {
+    if (Operation *definingOp = value.getDefiningOp())
+      return definingOp->getLoc();
+    return returnOp->getLoc();
+  }
+
+  /// Wraps `value` in the move to device of the module's producer: JAX's
+  /// jax.device_put(x, jax.memory.Space.Device), or XLA's MoveToDevice in
+  /// modules converted from HLO.
+  Value moveToDevice(Value value) {
+    Location loc = locationOf(value);
+    llvm::SmallVector<NamedAttribute> properties{
+        builder.getNamedAttr("api_version", builder.getI32IntegerAttr(1)),
+        builder.getNamedAttr("backend_config", builder.getStringAttr(""))};
+    if (hloStyle) {
+      properties.push_back(builder.getNamedAttr(
+          "call_target_name", builder.getStringAttr("MoveToDevice")));
+      return create(loc, "stablehlo.custom_call", value, value.getType(),
+                    builder.getDictionaryAttr(properties));
+    }
+    properties.append(
+        {builder.getNamedAttr(
+             "call_target_name",
+             builder.getStringAttr("annotate_device_placement")),
+         builder.getNamedAttr("called_computations", builder.getArrayAttr({})),
+         builder.getNamedAttr("has_side_effect", builder.getBoolAttr(true))});
+    NamedAttribute placement = builder.getNamedAttr(
+        kFrontendAttrs,
+        builder.getDictionaryAttr(builder.getNamedAttr(
+            "_xla_buffer_placement", builder.getStringAttr("device"))));
+    return create(loc, "stablehlo.custom_call", value, value.getType(),
+                  builder.getDictionaryAttr(properties), placement);
+  }
+
+  Value create(Location loc, llvm::StringRef name, ValueRange operands,
+               Type resultType, DictionaryAttr properties = {},
+               std::optional<NamedAttribute> attribute = std::nullopt) {
+    OperationState state(loc, OperationName(name, builder.getContext()));
+    state.addOperands(operands);
+    state.addTypes(resultType);
+    state.propertiesAttr = properties;
+    if (attribute)
+      state.addAttribute(attribute->getName(), attribute->getValue());
+    return builder.create(state)->getResult(0);
+  }
+
+  OpBuilder builder;
+  Operation *returnOp;
+  bool hloStyle;
+};
+
+struct HostOffloadFixPass : impl::HostOffloadFixPassBase<HostOffloadFixPass> {
+  using HostOffloadFixPassBase::HostOffloadFixPassBase;
+
+  void runOnOperation() override {
+    ModuleOp module = getOperation();
+    std::optional<Fix::Strategy> chosen = parseStrategy(strategy);
+    if (!chosen) {
+      InFlightDiagnostic diagnostic = module.emitError();
+      if (strategy.empty())
+        diagnostic << "host-offload-fix needs a strategy: ";
+      else
+        diagnostic << "host-offload-fix: unknown strategy '" << strategy
+                   << "'; use ";
+      diagnostic << "strategy=host (declare each output that fails with "
+                    "E1200 in host memory) or strategy=device (move it back "
+                    "to device memory before the return)";
+      signalPassFailure();
+      return;
+    }
+    FailureOr<bool> changed = *chosen == Fix::Strategy::Host
+                                  ? fixInHostMemory(module)
+                                  : fixOnDevice(module);
+    if (failed(changed)) {
+      signalPassFailure();
+      return;
+    }
+    if (!*changed)
+      markAllAnalysesPreserved();
+  }
+
+  /// Returns whether anything changed.
+  FailureOr<bool> fixInHostMemory(ModuleOp module) {
+    FailureOr<HostOffloadReport> report =
+        analyzeHostOffload(module, HostOffloadOptions{entry});
+    if (failed(report))
+      return failure();
+    func::FuncOp entryFunction = report->entry;
+    llvm::SmallVector<const Finding *> mismatches = getMismatches(*report);
+    // Check every output before changing any, so that a failure leaves the
+    // module as it was.
+    bool fixable = true;
+    for (const Finding *finding : mismatches) {
+      unsigned output = *finding->outputIndex;
+      if (!llvm::isa<TupleType>(entryFunction.getResultTypes()[output]))
+        continue;
+      emitError(finding->loc)
+          << "host-offload-fix: strategy=host cannot fix output " << output
+          << ": it is tuple-typed, and XLA does not implement a memory kind "
+             "on a tuple-typed output; use strategy=device, which moves the "
+             "tuple elements in host memory back to device memory";
+      fixable = false;
+    }
+    if (!fixable)
+      return failure();
+    for (const Finding *finding : mismatches)
+      declareInHostMemory(module, entryFunction, *finding);
+    return !mismatches.empty();
+  }
+
+  /// Returns whether anything changed. The analysis reports one tuple index
+  /// per output, so a tuple-typed output with several elements in host memory
+  /// takes one round per element: each round moves at least one more element
+  /// and never undoes an earlier one.
+  FailureOr<bool> fixOnDevice(ModuleOp module) {
+    bool changed = false;
+    std::set<std::pair<unsigned, llvm::SmallVector<int64_t>>> fixed;
+    while (true) {
+      FailureOr<HostOffloadReport> report =
+          analyzeHostOffload(module, HostOffloadOptions{entry});
+      if (failed(report))
+        return failure();
+      func::FuncOp entryFunction = report->entry;
+      llvm::SmallVector<const Finding *> mismatches = getMismatches(*report);
+      if (mismatches.empty())
+        return changed;
+      // A moved element never carries host memory to the output again, so
+      // this cannot happen; it keeps a mistake from looping forever.
+      for (const Finding *finding : mismatches) {
+        if (fixed.emplace(*finding->outputIndex, finding->tupleIndex).second)
+          continue;
+        emitError(finding->loc)
+            << "host-offload-fix: strategy=device moved output "
+            << *finding->outputIndex
+            << " back to device memory, but the analysis still finds host "
+               "memory there";
+        return failure();
+      }
+      bool tupleOutput = false;
+      for (const Finding *finding : mismatches) {
+        unsigned output = *finding->outputIndex;
+        llvm::SmallVector<func::ReturnOp> returnOps(
+            entryFunction.getFunctionBody().getOps<func::ReturnOp>());
+        for (func::ReturnOp returnOp : returnOps) {
+          DeviceMover mover(returnOp, finding->declaredInModuleSpaces);
+          returnOp->setOperand(
+              output,
+              mover.moveAt(returnOp->getOperand(output), finding->tupleIndex));
+        }
+        tupleOutput |=
+            llvm::isa<TupleType>(entryFunction.getResultTypes()[output]);
+      }
+      changed = true;
+      if (!tupleOutput)
+        return changed;
+    }
+  }
+};
+
+} // namespace
+} // namespace hostoffload
