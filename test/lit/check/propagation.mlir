@@ -23,7 +23,7 @@
   // expected-error @below {{E1200: Tensor which is moved to host (starting from argument #1) is returned from the entry computation but the layout for this output is not set to host memory; output 0 at tuple index {1} has no mhlo.memory_kind, so it is in device memory}}
   // expected-note @below {{path: argument #1 -> stablehlo.tuple -> output 0 at tuple index {1}}}
   // expected-note @below {{output 0 is a tuple, and XLA does not implement a memory kind on a tuple-typed output: it cannot be kept in host memory}}
-  // expected-note @below {{fix (bring it back to device memory): move it back with 'annotate_device_placement' (_xla_buffer_placement = "device") on operand 0 of func.return; in JAX: jax.device_put(x, jax.memory.Space.Device) on output 0 before returning it}}
+  // expected-note @below {{fix (bring it back to device memory): move it back with 'annotate_device_placement' (_xla_buffer_placement = "device") on operand 0 of func.return; in JAX: jax.device_put(x, jax.memory.Space.Device) on output 0 at tuple index {1} before returning it}}
   %0 = "stablehlo.tuple"(%arg0, %arg1) : (tensor<4xf32>, tensor<4xf32>) -> tuple<tensor<4xf32>, tensor<4xf32>>
   "func.return"(%0) : (tuple<tensor<4xf32>, tensor<4xf32>>) -> ()
 }) : () -> ()
