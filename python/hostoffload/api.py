@@ -1,0 +1,132 @@
+"""Check a JAX program or an MLIR module for E1200 before XLA does, and fix it."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from typing import Any, Literal
+
+from hostoffload import _source
+from hostoffload.diagnostic import InputError
+from hostoffload.mlir import ir, passmanager
+from hostoffload.mlir._mlir_libs import _hostoffload
+from hostoffload.report import Report, Strategy
+
+Platform = Literal["tpu", "cuda"]
+
+
+def check(source: object, *, entry: str | None = None, strict: bool = False) -> Report:
+    """Checks the host offloading of a module the way XLA's HostOffloader will.
+
+    ``source`` is one of:
+
+    - MLIR text, ``str`` or ``bytes``, in the generic form; pretty-printed StableHLO (and
+      bytecode) too when jax is installed, read through jaxlib's MLIR;
+    - a path, as an ``os.PathLike`` or as a ``str`` that is not MLIR text: a ``str`` is text
+      when it contains a newline, is blank, or starts (after blanks) with ``"``, ``#``, ``//``,
+      ``module`` followed by a blank, ``{`` or ``@``, or ``func.func`` followed by a blank;
+      pass a :class:`pathlib.Path` to be unambiguous;
+    - a ``builtin.module`` of :mod:`hostoffload.mlir` (``ir.Module``, ``ir.Operation`` or an
+      op view), analysed in place and never changed;
+    - a jaxlib ``ir.Module`` or ``Operation``, or a ``jax.stages.Lowered``; lower for the
+      platform that offloads (see :func:`check_jax`).
+
+    ``entry`` names the entry function (default: ``@main``, else the only public function);
+    ``strict`` reports device computation on host memory as error E1201, as XLA does under
+    ``xla_disable_automatic_host_compute_offload``.
+
+    Raises :class:`InputError` when the source cannot be read or parsed, is of another type,
+    or has no (or an ambiguous) entry function.
+    """
+    return check_named(source, None, entry=entry, strict=strict)
+
+
+def check_named(
+    source: object, name: str | None, *, entry: str | None = None, strict: bool = False
+) -> Report:
+    """:func:`check`, naming text ``source`` ``name`` in the report and in errors."""
+    operation = _source.own_operation(source)
+    if operation is not None:
+        return _analyze(operation, entry, strict, name)
+    with ir.Context() as context:
+        module, source_name = _source.parse(source, context, name)
+        return _analyze(module.operation, entry, strict, source_name)
+
+
+def check_jax(
+    fn: Callable[..., Any], *args: Any, platform: Platform = "tpu", **jit_kwargs: Any
+) -> Report:
+    """Lowers ``fn`` for ``platform`` at ``args`` and checks the lowering; no device needed.
+
+    ``fn`` is wrapped in ``jax.jit(fn, **jit_kwargs)`` unless it is already jitted. ``args``
+    are usually ``jax.ShapeDtypeStruct`` values whose ``sharding`` carries the memory kind,
+    e.g. ``SingleDeviceSharding(jax.devices("cpu")[0], memory_kind="pinned_host")``.
+
+    The lowering is for TPU or GPU (``"cuda"``) even on a machine without one, because a CPU
+    lowering hides the problem: XLA:CPU has no host offloading, so JAX drops the
+    ``annotate_device_placement`` calls that ``jax.device_put(x, jax.memory.Space.Host)``
+    puts inside ``jit``, and with them the moves to host and every E1200 they cause.
+    """
+    if platform not in ("tpu", "cuda"):
+        raise ValueError(f"platform must be 'tpu' or 'cuda', not {platform!r}")
+    import jax
+
+    if isinstance(fn, jax.stages.Wrapped):
+        if jit_kwargs:
+            raise TypeError(
+                f"{sorted(jit_kwargs)} given for a function that is already jitted: "
+                "pass them to jax.jit instead"
+            )
+        jitted = fn
+    else:
+        jitted = jax.jit(fn, **jit_kwargs)
+    return check(jitted.trace(*args).lower(lowering_platforms=(platform,)))
+
+
+def fix(source: object, strategy: Strategy = "host", *, entry: str | None = None) -> str:
+    """Applies one fix to every E1200 of ``source`` and returns the module in the generic form.
+
+    ``strategy="host"`` declares each offending output ``pinned_host`` (the data stays in host
+    memory); ``"device"`` moves each offending value back to device memory before the return.
+    ``source`` is read as by :func:`check`; a module object given is copied, never changed.
+    Runs the ``host-offload-fix`` pass; raises :class:`InputError` like :func:`check`.
+    """
+    return fix_named(source, None, strategy, entry=entry)
+
+
+def fix_named(
+    source: object, name: str | None, strategy: Strategy = "host", *, entry: str | None = None
+) -> str:
+    """:func:`fix`, naming text ``source`` ``name`` in errors."""
+    if strategy not in ("host", "device"):
+        raise ValueError(f"strategy must be 'host' or 'device', not {strategy!r}")
+    options = f"strategy={strategy}" + (f' entry="{entry}"' if entry else "")
+    with ir.Context() as context:
+        module, name = _source.parse(source, context, name)
+        pipeline = passmanager.PassManager.parse(f"builtin.module(host-offload-fix{{{options}}})")
+        try:
+            pipeline.run(module.operation)
+        except ir.MLIRError as error:
+            raise InputError(*_source.diagnostics(error, name), source=name) from None
+        return _source.generic_form(module.operation)
+
+
+def _analyze(operation: ir.Operation, entry: str | None, strict: bool, name: str | None) -> Report:
+    _, text = _hostoffload.analyze(operation, entry or "", strict)
+    data = json.loads(text)
+    if name is not None:
+        data = _name_buffer(data, name)
+        data["source"] = name
+    return Report.from_json(data)
+
+
+def _name_buffer(data: Any, name: str) -> Any:
+    # MLIR calls the text it parses "-": locations it made up for ops without one say so.
+    if isinstance(data, dict):
+        return {
+            key: name if key == "file" and value == "-" else _name_buffer(value, name)
+            for key, value in data.items()
+        }
+    if isinstance(data, list):
+        return [_name_buffer(item, name) for item in data]
+    return data

@@ -1,0 +1,151 @@
+"""Locations, diagnostics and :class:`InputError`: what every result of hostoffload points with.
+
+The JSON shape of each type is the one the analysis writes (``cpp/lib/CAPI/CAPI.cpp``), so a
+report converts to JSON and back without loss.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from functools import partial
+from typing import Any
+
+UNKNOWN_MLIR_LOCATION = "loc(unknown)"
+
+# MLIR's spelling of a file location; for locations MLIR made up while parsing text, the only
+# kind InputError needs to read, the file is "-".
+_FILE_LOCATION = re.compile(r'loc\("((?:[^"\\]|\\.)*)":(\d+):(\d+)')
+
+
+@dataclass(frozen=True)
+class Location:
+    """Where something is: the file, line and column a user can open, and MLIR's spelling.
+
+    For JAX programs ``file:line:column`` is the innermost Python frame (the column is JAX's,
+    counted from 0); all three are ``None`` when the location has no file, e.g. ``loc(unknown)``
+    or an argument's name.
+    """
+
+    file: str | None
+    line: int | None
+    column: int | None
+    mlir: str
+
+    @classmethod
+    def unknown(cls) -> Location:
+        return cls(None, None, None, UNKNOWN_MLIR_LOCATION)
+
+    @classmethod
+    def from_mlir(cls, spelling: str, buffer_name: str | None) -> Location:
+        """Reads a location MLIR printed; ``buffer_name`` replaces the file ``-`` of parsed text."""
+        match = _FILE_LOCATION.match(spelling)
+        if match is None:
+            return cls(None, None, None, spelling)
+        file = match[1]
+        if file == "-" and buffer_name is not None:
+            file = buffer_name
+        return cls(file, int(match[2]), int(match[3]), spelling)
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, Any]) -> Location:
+        return cls(data["file"], data["line"], data["column"], data["mlir"])
+
+    def to_json(self) -> dict[str, Any]:
+        return {"file": self.file, "line": self.line, "column": self.column, "mlir": self.mlir}
+
+    @property
+    def is_unknown(self) -> bool:
+        return self.file is None and self.mlir == UNKNOWN_MLIR_LOCATION
+
+    def __str__(self) -> str:
+        if self.file is None:
+            return self.mlir
+        parts = [self.file, self.line, self.column]
+        return ":".join(str(part) for part in parts if part is not None)
+
+
+@dataclass(frozen=True)
+class Note:
+    """A remark attached to a finding or a diagnostic."""
+
+    message: str
+    location: Location
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, Any]) -> Note:
+        return cls(data["message"], Location.from_json(data["location"]))
+
+    def to_json(self) -> dict[str, Any]:
+        return {"message": self.message, "location": self.location.to_json()}
+
+
+@dataclass(frozen=True)
+class Diagnostic:
+    """An error that kept hostoffload from analysing its input, with its notes."""
+
+    message: str
+    location: Location
+    notes: tuple[Note, ...] = ()
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, Any]) -> Diagnostic:
+        notes = tuple(Note.from_json(note) for note in data["notes"])
+        return cls(data["message"], Location.from_json(data["location"]), notes)
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "message": self.message,
+            "location": self.location.to_json(),
+            "notes": [note.to_json() for note in self.notes],
+        }
+
+
+def render(
+    severity: str,
+    message: str,
+    location: Location,
+    notes: Sequence[Note],
+    source: str | None,
+) -> str:
+    """Formats one diagnostic the way compilers do, notes indented below it."""
+    lines = [f"{_prefix(location, source)}{severity}: {message}"]
+    lines.extend(f"  {_prefix(note.location, source)}note: {note.message}" for note in notes)
+    return "\n".join(lines)
+
+
+def _prefix(location: Location, source: str | None) -> str:
+    # An unknown location says nothing; the input it came from at least says where to look.
+    if location.is_unknown:
+        return f"{source}: " if source is not None else ""
+    return f"{location}: "
+
+
+class InputError(ValueError):
+    """The input could not be analysed: unparseable text, a missing file, an unsupported
+    object, or no entry function. ``diagnostics`` holds MLIR's located reasons."""
+
+    def __init__(self, first: Diagnostic, *rest: Diagnostic, source: str | None = None) -> None:
+        self.diagnostics: tuple[Diagnostic, ...] = (first, *rest)
+        self.source = source
+        super().__init__(
+            "\n".join(
+                render("error", d.message, d.location, d.notes, source) for d in self.diagnostics
+            )
+        )
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        # Rebuilt from the diagnostics, not from the text, so that it crosses process pools.
+        return (partial(InputError, source=self.source), self.diagnostics)
+
+    @classmethod
+    def unlocated(cls, message: str, *, source: str | None = None) -> InputError:
+        return cls(Diagnostic(message, Location.unknown()), source=source)
+
+    def to_json(self) -> dict[str, Any]:
+        """The JSON the analysis writes when it fails: only ``errors`` (and ``source``)."""
+        data: dict[str, Any] = {"errors": [d.to_json() for d in self.diagnostics]}
+        if self.source is not None:
+            data["source"] = self.source
+        return data
