@@ -30,7 +30,7 @@
 #include "llvm/Support/Allocator.h"
 #include "llvm/Support/raw_ostream.h"
 
-#include <deque>
+#include <map>
 
 using namespace mlir;
 
@@ -276,6 +276,99 @@ bool isKnownMemoryKind(llvm::StringRef kind) {
 
 std::string quoted(llvm::StringRef text) { return ("\"" + text + "\"").str(); }
 
+/// Where a node's host memory comes from: the starts that reach it and the
+/// arguments of its function it came through. Sets keep the first items to
+/// arrive, up to a cap, so that each grows a bounded number of times.
+struct Facts {
+  llvm::SmallVector<unsigned, 2> starts;
+  bool moreStarts = false;
+  /// Arguments of the enclosing function through which host memory came.
+  llvm::SmallVector<unsigned, 2> origins;
+  /// Host whatever the callers of the enclosing function pass in.
+  bool global = false;
+};
+
+/// Interned Facts. Almost every value of a module shares one of a few fact
+/// sets, so a node stores an id and merging two nodes is a cached lookup.
+class FactTable {
+public:
+  const Facts &get(unsigned id) const { return facts[id]; }
+
+  /// The facts of a start: host at every call site.
+  unsigned forStart(unsigned startIndex) {
+    Facts start;
+    start.starts.push_back(startIndex);
+    start.global = true;
+    return intern(std::move(start));
+  }
+
+  /// The facts of `into` with those of `from` added.
+  unsigned merge(unsigned into, unsigned from) {
+    if (into == from)
+      return into;
+    auto [it, inserted] = mergeCache.try_emplace({into, from}, 0);
+    if (!inserted)
+      return it->second;
+    Facts merged = facts[into];
+    const Facts &added = facts[from];
+    addCapped(merged.starts, merged.moreStarts, added.starts,
+              added.moreStarts, kMaxStartsPerNode);
+    addCapped(merged.origins, merged.global, added.origins, added.global,
+              kMaxOriginsPerNode);
+    unsigned id = intern(std::move(merged));
+    mergeCache[{into, from}] = id;
+    return id;
+  }
+
+  /// The starts of `from`, entering a callee through its argument
+  /// `argument`.
+  unsigned intoCallee(unsigned from, unsigned argument) {
+    auto [it, inserted] = calleeCache.try_emplace({from, argument}, 0);
+    if (!inserted)
+      return it->second;
+    Facts entering;
+    entering.starts = facts[from].starts;
+    entering.moreStarts = facts[from].moreStarts;
+    entering.origins.push_back(argument);
+    unsigned id = intern(std::move(entering));
+    calleeCache[{from, argument}] = id;
+    return id;
+  }
+
+private:
+  static void addCapped(llvm::SmallVectorImpl<unsigned> &into, bool &overflow,
+                        llvm::ArrayRef<unsigned> items, bool itemsOverflow,
+                        unsigned cap) {
+    for (unsigned item : items) {
+      if (llvm::is_contained(into, item))
+        continue;
+      if (into.size() < cap)
+        into.push_back(item);
+      else
+        overflow = true;
+    }
+    overflow |= itemsOverflow;
+  }
+
+  unsigned intern(Facts value) {
+    std::vector<unsigned> key;
+    key.push_back(value.starts.size());
+    llvm::append_range(key, value.starts);
+    key.push_back(value.moreStarts);
+    llvm::append_range(key, value.origins);
+    key.push_back(value.global);
+    auto [it, inserted] = ids.try_emplace(std::move(key), facts.size());
+    if (inserted)
+      facts.push_back(std::move(value));
+    return it->second;
+  }
+
+  std::vector<Facts> facts;
+  std::map<std::vector<unsigned>, unsigned> ids;
+  llvm::DenseMap<std::pair<unsigned, unsigned>, unsigned> mergeCache;
+  llvm::DenseMap<std::pair<unsigned, unsigned>, unsigned> calleeCache;
+};
+
 /// How a node was reached from its parent.
 enum class StepKind { Start, Through, HostCompute, IntoCallee, OutOfCallee };
 
@@ -292,12 +385,8 @@ struct Node {
   StepKind step = StepKind::Start;
   /// The value is the result of implicit host compute.
   bool hostComputed = false;
-  llvm::SmallVector<unsigned, 2> starts;
-  bool moreStarts = false;
-  /// Arguments of the enclosing function through which host memory came.
-  llvm::SmallVector<unsigned, 2> origins;
-  /// Host whatever the callers of the enclosing function pass in.
-  bool global = false;
+  /// An id in the FactTable.
+  unsigned facts = 0;
 };
 
 class Tracer {
@@ -515,47 +604,6 @@ private:
     return id;
   }
 
-  /// Adds `items` to the capped set `into`; returns true if anything changed.
-  /// `overflow` is set once the cap is exceeded.
-  static bool mergeCapped(llvm::SmallVectorImpl<unsigned> &into,
-                          bool &overflow, llvm::ArrayRef<unsigned> items,
-                          bool itemsOverflow, unsigned cap) {
-    bool changed = false;
-    for (unsigned item : items) {
-      if (llvm::is_contained(into, item))
-        continue;
-      if (into.size() < cap) {
-        into.push_back(item);
-        changed = true;
-      } else if (!overflow) {
-        overflow = true;
-        changed = true;
-      }
-    }
-    if (itemsOverflow && !overflow) {
-      overflow = true;
-      changed = true;
-    }
-    return changed;
-  }
-
-  /// Merges the starts and origins of `facts` into `into`. With
-  /// `calleeArgument`, the origin is that argument of the callee instead.
-  static bool mergeFacts(Node &into, const Node &facts,
-                         std::optional<unsigned> calleeArgument) {
-    bool changed = mergeCapped(into.starts, into.moreStarts, facts.starts,
-                               facts.moreStarts, kMaxStartsPerNode);
-    if (calleeArgument) {
-      unsigned origin[] = {*calleeArgument};
-      return mergeCapped(into.origins, into.global, origin, false,
-                         kMaxOriginsPerNode) ||
-             changed;
-    }
-    return mergeCapped(into.origins, into.global, facts.origins, facts.global,
-                       kMaxOriginsPerNode) ||
-           changed;
-  }
-
   /// Returns the node of (value, pathId), creating it if needed; `created`
   /// tells which.
   unsigned getOrCreateNode(Value value, unsigned pathId, bool &created) {
@@ -587,11 +635,21 @@ private:
   void addStart(Value value, unsigned startIndex) {
     bool created;
     unsigned id = getOrCreateNode(value, /*pathId=*/0, created);
-    Node start(value, /*pathId=*/0);
-    start.starts.push_back(startIndex);
-    start.global = true;
-    if (mergeFacts(nodes[id], start, std::nullopt) || created)
-      queue.push_back(id);
+    addFacts(id, factTable.forStart(startIndex), created);
+  }
+
+  /// Adds `facts` to node `id`; queues the node when that changes anything.
+  void addFacts(unsigned id, unsigned facts, bool created) {
+    Node &node = nodes[id];
+    unsigned merged = created ? facts : factTable.merge(node.facts, facts);
+    if (!created && merged == node.facts)
+      return;
+    node.facts = merged;
+    queue.push_back(id);
+  }
+
+  const Facts &factsOf(const Node &node) const {
+    return factTable.get(node.facts);
   }
 
   /// Marks (value, pathId) as host, reached from node `from` through `via`.
@@ -609,9 +667,10 @@ private:
       node.step = step;
       node.hostComputed = step == StepKind::HostCompute;
     }
-    if (mergeFacts(node, nodes[factsFrom.value_or(from)], calleeArgument) ||
-        created)
-      queue.push_back(id);
+    unsigned facts = nodes[factsFrom.value_or(from)].facts;
+    if (calleeArgument)
+      facts = factTable.intoCallee(facts, *calleeArgument);
+    addFacts(id, facts, created);
   }
 
   void reachResult(Operation *op, unsigned resultNumber, unsigned pathId,
@@ -778,8 +837,10 @@ private:
     auto it = callers.find(function.getSymNameAttr());
     if (it == callers.end())
       return;
-    const Node &node = nodes[id];
-    for (unsigned origin : node.origins) {
+    // Copies: reaching call results below grows the node and fact tables.
+    unsigned pathId = nodes[id].pathId;
+    Facts facts = factsOf(nodes[id]);
+    for (unsigned origin : facts.origins) {
       auto &edges = returnEdges[{function.getOperation(), origin}];
       auto edge = std::make_pair(operand, id);
       if (!llvm::is_contained(edges, edge))
@@ -788,17 +849,17 @@ private:
     for (Operation *call : it->second) {
       if (isHostComputeCall(call))
         continue;
-      if (node.global) {
-        reachResult(call, operand, node.pathId, id, StepKind::OutOfCallee);
+      if (facts.global) {
+        reachResult(call, operand, pathId, id, StepKind::OutOfCallee);
         continue;
       }
-      for (unsigned origin : node.origins) {
+      for (unsigned origin : facts.origins) {
         if (origin >= call->getNumOperands())
           continue;
         auto callerNode =
             firstNodeOfValue.find(call->getOperand(origin).getAsOpaquePointer());
         if (callerNode != firstNodeOfValue.end())
-          reachResult(call, operand, node.pathId, id, StepKind::OutOfCallee,
+          reachResult(call, operand, pathId, id, StepKind::OutOfCallee,
                       callerNode->second);
       }
     }
@@ -840,8 +901,7 @@ private:
   std::string describeStep(const Node &node) {
     switch (node.step) {
     case StepKind::Start:
-      return node.starts.empty() ? "start"
-                                 : report.starts[node.starts.front()].name;
+      return report.starts[factsOf(node).starts.front()].name;
     case StepKind::IntoCallee:
       if (auto callee = node.via->getAttrOfType<FlatSymbolRefAttr>("callee"))
         return ("call @" + callee.getValue()).str();
@@ -871,7 +931,7 @@ private:
     for (unsigned nodeId : chain) {
       const Node &node = nodes[nodeId];
       if (node.step == StepKind::Start) {
-        const TraceStart &start = report.starts[node.starts.front()];
+        const TraceStart &start = report.starts[factsOf(node).starts.front()];
         steps.push_back({start.name, start.loc});
         continue;
       }
@@ -972,9 +1032,9 @@ private:
         finding.resultInfo = info.getValue().str();
     finding.declaredMemoryKind = declared.kind;
     finding.declaredInModuleSpaces = declared.fromModuleSpaces;
-    llvm::append_range(finding.startIndices, node.starts);
+    llvm::append_range(finding.startIndices, factsOf(node).starts);
     llvm::sort(finding.startIndices);
-    finding.moreStarts = node.moreStarts;
+    finding.moreStarts = factsOf(node).moreStarts;
     finding.path = buildPath(id);
 
     std::string outputName = "output " + std::to_string(output);
@@ -994,7 +1054,8 @@ private:
     unsigned root = id;
     while (nodes[root].parent >= 0)
       root = static_cast<unsigned>(nodes[root].parent);
-    const TraceStart &firstStart = report.starts[nodes[root].starts.front()];
+    const TraceStart &firstStart =
+        report.starts[factsOf(nodes[root]).starts.front()];
     std::string declaration =
         declared.kind.empty()
             ? "has no mhlo.memory_kind, so it is in device memory"
@@ -1013,7 +1074,7 @@ private:
                                  : "moved to host here: ";
       finding.notes.push_back({start.loc, (lead + start.reason).str()});
     }
-    if (node.moreStarts)
+    if (finding.moreStarts)
       finding.notes.push_back(
           {loc, "more tensors moved to host than shown reach this output"});
     finding.notes.push_back(
@@ -1074,7 +1135,7 @@ private:
   void reportHostCompute() {
     llvm::MapVector<unsigned, llvm::SmallVector<Operation *>> opsByStart;
     for (auto [op, id] : hostComputeFindings)
-      opsByStart[nodes[id].starts.front()].push_back(op);
+      opsByStart[factsOf(nodes[id]).starts.front()].push_back(op);
     FindingCode code = FindingCode::ImplicitHostCompute;
     for (auto &[startIndex, ops] : opsByStart) {
       const TraceStart &start = report.starts[startIndex];
@@ -1115,9 +1176,10 @@ private:
   HostOffloadReport &report;
   OpNames names;
   SymbolTable symbolTable;
+  FactTable factTable;
 
   llvm::DenseMap<StringAttr, llvm::SmallVector<Operation *, 1>> callers;
-  std::deque<Node> nodes;
+  std::vector<Node> nodes;
   /// The first node of each value; see Node::nextPath for the others.
   llvm::DenseMap<void *, unsigned> firstNodeOfValue;
   std::vector<unsigned> queue;
