@@ -1,0 +1,27 @@
+#loc1 = loc("x")
+"builtin.module"() <{sym_name = "jit_reshape_host"}> ({
+  "sdy.mesh"() <{mesh = #sdy.mesh<[]>, sym_name = "empty_mesh"}> {stablehlo.mesh = {axes = []}} : () -> () loc(#loc)
+  "func.func"() <{arg_attrs = [{mhlo.memory_kind = "pinned_host", sdy.sharding = #sdy.sharding<@empty_mesh, [{}]>}], function_type = (tensor<8xf32>) -> tensor<2x4xf32>, res_attrs = [{jax.result_info = "result", mhlo.memory_kind = "pinned_host"}], sym_name = "main", sym_visibility = "public"}> ({
+  ^bb0(%arg0: tensor<8xf32> loc("x")):
+    %0 = "stablehlo.reshape"(%arg0) : (tensor<8xf32>) -> tensor<2x4xf32> loc(#loc17)
+    "func.return"(%0) : (tensor<2x4xf32>) -> () loc(#loc16)
+  }) : () -> () loc(#loc)
+}) {mhlo.num_partitions = 1 : i32, mhlo.num_replicas = 1 : i32} : () -> () loc(#loc)
+#loc = loc(unknown)
+#loc2 = loc("tools/differential/catalogue.py":89:11 to :26)
+#loc3 = loc("tools/differential/worker.py":114:11 to :81)
+#loc4 = loc("tools/differential/worker.py":153:36 to :58)
+#loc5 = loc("tools/differential/worker.py":237:13 to :33)
+#loc6 = loc("tools/differential/worker.py":242:4 to :10)
+#loc7 = loc("reshape_host"(#loc2))
+#loc8 = loc("lower_program"(#loc3))
+#loc9 = loc("do_lower"(#loc4))
+#loc10 = loc("main"(#loc5))
+#loc11 = loc("<module>"(#loc6))
+#loc12 = loc(callsite(#loc10 at #loc11))
+#loc13 = loc(callsite(#loc9 at #loc12))
+#loc14 = loc(callsite(#loc8 at #loc13))
+#loc15 = loc(callsite(#loc7 at #loc14))
+#loc16 = loc("jit(reshape_host)"(#loc14))
+#loc17 = loc("jit(reshape_host)/reshape"(#loc15))
+

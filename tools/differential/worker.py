@@ -1,0 +1,244 @@
+"""One libtpu job of the differential harness, run in its own process by ``run.py``.
+
+libtpu admits one process at a time, and a compile may take long or much memory, so every
+job (lower the catalogue, compile one module) runs here, sequentially, under a memory cap
+(``RLIMIT_AS``) set before JAX is imported and a time cap enforced by the parent. The result
+is written as JSON to ``--result``.
+
+    worker.py lower --out-dir DIR [--only REGEX] --result FILE
+    worker.py compile --module FILE.mlir --result FILE
+    worker.py jit --program NAME [--only REGEX] --result FILE
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import re
+import resource
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+REPO_ROOT = Path(__file__).resolve().parents[2]
+TOPOLOGY = "v5e:2x2"
+JAX_MUTANT = re.compile(r"^(?P<base>.+)__jax_out(?P<index>\d+)_device$")
+
+
+def limit_memory(gigabytes: float) -> None:
+    limit = int(gigabytes * (1 << 30))
+    resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
+
+
+def peak_rss_mb() -> float:
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0
+
+
+def tpu_device(topology: str) -> Any:
+    from jax.experimental import topologies
+
+    return topologies.get_topology_desc(topology, platform="tpu").devices[0]
+
+
+def verdict(error: BaseException | None) -> dict[str, Any]:
+    """XLA's verdict from the exception a compile raised (None: it compiled)."""
+    if error is None:
+        return {"status": "ok", "message": ""}
+    text = str(error)
+    status = "e1200" if "E1200" in text or "HostOffloadOutputLocationMismatch" in text else "error"
+    return {"status": status, "message": text.strip()[:4000]}
+
+
+def versions(device: Any, topology: str) -> dict[str, str]:
+    from importlib import metadata
+
+    import jax
+
+    return {
+        "jax": jax.__version__,
+        "jaxlib": metadata.version("jaxlib"),
+        "libtpu": metadata.version("libtpu"),
+        "platform_version": str(device.client.platform_version).strip(),
+        "topology": topology,
+        "device_kind": str(device.device_kind),
+    }
+
+
+def generic_text(lowered: Any) -> str:
+    asm: str = lowered.compiler_ir("stablehlo").operation.get_asm(
+        print_generic_op_form=True, enable_debug_info=True
+    )
+    # Locations relative to the repository root keep the modules the same on every machine.
+    return asm.replace(f'"{REPO_ROOT}/', '"')
+
+
+def flat_out_shardings(program: Any) -> tuple[list[Any], Any]:
+    """The per-output shardings (None = unspecified) of ``program`` and the output treedef."""
+    import jax
+
+    outputs = jax.eval_shape(program.fn, *program.args)
+    out_tree: Any = jax.tree.structure(outputs)
+    count = len(jax.tree.leaves(outputs))
+    given = program.jit_kwargs.get("out_shardings")
+    if given is None:
+        return [None] * count, out_tree
+    if isinstance(given, jax.sharding.Sharding):
+        return [given] * count, out_tree
+    leaves = jax.tree.leaves(given, is_leaf=lambda x: x is None)
+    if len(leaves) != count:
+        raise ValueError(f"{program.name}: out_shardings must be a full tree of the outputs")
+    return leaves, out_tree
+
+
+def flipped(program: Any, index: int) -> Any:
+    """``program`` with ``out_shardings`` of output ``index`` set to device memory."""
+    import dataclasses
+
+    import catalogue
+
+    leaves, out_tree = flat_out_shardings(program)
+    leaves[index] = catalogue.dev()
+    kwargs = dict(program.jit_kwargs)
+    kwargs["out_shardings"] = out_tree.unflatten(leaves)
+    return dataclasses.replace(
+        program,
+        name=f"{program.name}__jax_out{index}_device",
+        jit_kwargs=kwargs,
+        description=f"{program.name} with out_shardings of output {index} set to device "
+        "(JAX-level mutation)",
+    )
+
+
+def lower_program(program: Any) -> Any:
+    import jax
+
+    return jax.jit(program.fn, **program.jit_kwargs).trace(*program.args).lower()
+
+
+def catalogue_programs(device: Any, only: str | None) -> list[Any]:
+    import catalogue
+
+    programs = catalogue.programs(device)
+    names = [p.name for p in programs]
+    duplicates = sorted({n for n in names if names.count(n) > 1})
+    if duplicates:
+        raise ValueError(f"duplicate program names: {duplicates}")
+    if only:
+        programs = [p for p in programs if re.search(only, p.name)]
+    return programs
+
+
+def find_program(device: Any, name: str) -> Any:
+    match = JAX_MUTANT.match(name)
+    base = match.group("base") if match else name
+    for program in catalogue_programs(device, None):
+        if program.name == base:
+            return flipped(program, int(match.group("index"))) if match else program
+    raise KeyError(name)
+
+
+def do_lower(args: argparse.Namespace) -> dict[str, Any]:
+    """Lower every program (and its JAX-level mutants) to ``<out-dir>/<name>.mlir``."""
+    import mlir_text
+
+    device = tpu_device(args.topology)
+    out_dir = Path(args.out_dir)
+    out_dir.mkdir(parents=True, exist_ok=True)
+    modules: dict[str, Any] = {}
+    for program in catalogue_programs(device, args.only):
+        todo = [(program, "program", None)]
+        while todo:
+            current, kind, base = todo.pop(0)
+            start = time.perf_counter()
+            try:
+                text = generic_text(lower_program(current))
+            except Exception as error:  # a program JAX refuses to lower is reported
+                modules[current.name] = {"kind": kind, "base": base, "lowering_error": str(error)}
+                continue
+            (out_dir / f"{current.name}.mlir").write_text(text)
+            kinds = [r.memory_kind for r in mlir_text.results(text)]
+            modules[current.name] = {
+                "kind": kind,
+                "base": base,
+                "description": current.description,
+                "declared_memory_kinds": kinds,
+                "result_info": [r.result_info for r in mlir_text.results(text)],
+                "lower_seconds": round(time.perf_counter() - start, 3),
+            }
+            if kind == "program":
+                for index, memory_kind in enumerate(kinds):
+                    if memory_kind in ("pinned_host", "unpinned_host"):
+                        todo.append((flipped(current, index), "jax_mutant", current.name))
+    return {
+        "versions": versions(device, args.topology),
+        "modules": modules,
+        "max_rss_mb": peak_rss_mb(),
+    }
+
+
+def do_compile(args: argparse.Namespace) -> dict[str, Any]:
+    """Compile a generic-form module text for the TPU device, as ``jax.jit`` would."""
+    import numpy as np
+    from jax._src import compiler
+    from jax._src.interpreters import mlir as jax_mlir
+    from jax._src.lib import xla_client
+
+    device = tpu_device(args.topology)
+    text = Path(args.module).read_text()
+    with jax_mlir.make_ir_context():
+        module = jax_mlir.ir.Module.parse(text)
+        options = compiler.get_compile_options(
+            num_replicas=1,
+            num_partitions=1,
+            device_assignment=np.array([[device]]),
+            backend=device.client,
+        )
+        start = time.perf_counter()
+        error: BaseException | None = None
+        try:
+            device.client.compile(
+                module,
+                executable_devices=xla_client.DeviceList((device,)),
+                compile_options=options,
+            )
+        except Exception as caught:
+            error = caught
+        seconds = time.perf_counter() - start
+    return {**verdict(error), "seconds": round(seconds, 3), "max_rss_mb": peak_rss_mb()}
+
+
+def do_jit(args: argparse.Namespace) -> dict[str, Any]:
+    """Compile a catalogue program through ``jax.jit(...).lower().compile()``."""
+    device = tpu_device(args.topology)
+    lowered = lower_program(find_program(device, args.program))
+    start = time.perf_counter()
+    error: BaseException | None = None
+    try:
+        lowered.compile()
+    except Exception as caught:
+        error = caught
+    seconds = time.perf_counter() - start
+    return {**verdict(error), "seconds": round(seconds, 3), "max_rss_mb": peak_rss_mb()}
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("job", choices=["lower", "compile", "jit"])
+    parser.add_argument("--result", required=True)
+    parser.add_argument("--memory-gb", type=float, default=8.0)
+    parser.add_argument("--topology", default=TOPOLOGY)
+    parser.add_argument("--out-dir")
+    parser.add_argument("--only")
+    parser.add_argument("--module")
+    parser.add_argument("--program")
+    args = parser.parse_args()
+    limit_memory(args.memory_gb)
+    sys.path.insert(0, str(Path(__file__).resolve().parent))
+    jobs = {"lower": do_lower, "compile": do_compile, "jit": do_jit}
+    result = jobs[args.job](args)
+    Path(args.result).write_text(json.dumps(result, indent=1))
+
+
+if __name__ == "__main__":
+    main()
