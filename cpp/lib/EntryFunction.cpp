@@ -2,6 +2,8 @@
 
 #include "hostoffload/EntryFunction.h"
 
+#include "hostoffload/HostOffloadAnalysis.h"
+
 #include "mlir/IR/Diagnostics.h"
 #include "llvm/ADT/SmallVector.h"
 
@@ -9,12 +11,17 @@ using namespace mlir;
 
 namespace hostoffload {
 
+// The errors are emitted at the op's location rather than on the op: MLIR
+// would attach the op printed whole (with --mlir-print-op-on-diagnostic, the
+// default of mlir-opt and of Python contexts), the entire module here.
+
 static FailureOr<func::FuncOp> requireBody(func::FuncOp function) {
   if (!function.isExternal())
     return function;
-  function.emitError() << "entry function '@" << function.getSymName()
-                       << "' is a declaration without a body; there is no "
-                          "program to check";
+  emitError(function.getLoc())
+      << "entry function '@" << toValidUTF8(function.getSymName())
+      << "' is a declaration without a body; there is no "
+         "program to check";
   return failure();
 }
 
@@ -23,9 +30,10 @@ FailureOr<func::FuncOp> findEntryFunction(ModuleOp module,
   if (!entryName.empty()) {
     auto named = module.lookupSymbol<func::FuncOp>(entryName);
     if (!named) {
-      module.emitError() << "entry function '@" << entryName
-                         << "' (from option entry=" << entryName
-                         << ") is not a func.func in this module";
+      emitError(module.getLoc())
+          << "entry function '@" << toValidUTF8(entryName)
+          << "' (from option entry=" << toValidUTF8(entryName)
+          << ") is not a func.func in this module";
       return failure();
     }
     return requireBody(named);
@@ -43,13 +51,13 @@ FailureOr<func::FuncOp> findEntryFunction(ModuleOp module,
     return requireBody(publicFunctions.front());
 
   if (publicFunctions.empty()) {
-    module.emitError()
+    emitError(module.getLoc())
         << "no entry function: the module has no 'func.func @main' and no "
            "public func.func; name the entry computation with entry=<name>";
     return failure();
   }
 
-  InFlightDiagnostic diag = module.emitError()
+  InFlightDiagnostic diag = emitError(module.getLoc())
                             << "ambiguous entry function: the module has no "
                                "'func.func @main' and "
                             << publicFunctions.size()
@@ -57,7 +65,7 @@ FailureOr<func::FuncOp> findEntryFunction(ModuleOp module,
                                "entry=<name>";
   for (auto function : publicFunctions)
     diag.attachNote(function.getLoc())
-        << "candidate '@" << function.getSymName() << "'";
+        << "candidate '@" << toValidUTF8(function.getSymName()) << "'";
   return failure();
 }
 

@@ -1,9 +1,10 @@
 //===- HostOffloadAnalysis.cpp - trace tensors moved to host --------------===//
 //
 // A forward worklist over (value, tuple index path) nodes. Every node is
-// created once; a node is propagated again only when the starts or argument
-// origins that reach it grow, which their caps bound, so the walk is linear in
-// the size of the module. Nothing recurses on the depth of the program.
+// created once, and a path is clamped to the tuple elements of its value's
+// type; a node is propagated again only when the starts or argument origins
+// that reach it grow, which their caps bound, so the walk is linear in the
+// size of the module. Nothing recurses on the depth of the program.
 //
 // XLA flattens the call graph (one clone of a callee per call site) before it
 // traces, so a callee's result is host only at the call sites that pass host
@@ -22,12 +23,14 @@
 #include "mlir/IR/BuiltinAttributes.h"
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/Operation.h"
+#include "llvm/ADT/APSInt.h"
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/DenseSet.h"
 #include "llvm/ADT/MapVector.h"
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/Allocator.h"
+#include "llvm/Support/JSON.h"
 #include "llvm/Support/raw_ostream.h"
 
 #include <map>
@@ -194,6 +197,17 @@ std::optional<unsigned> findAliasedResult(Operation *op,
     return static_cast<unsigned>(resultIndex);
   }
   return std::nullopt;
+}
+
+/// Returns the index of a `get_tuple_element`. StableHLO is not registered, so
+/// nothing checks that it is an i32: an integer of any type and signedness is
+/// read, and one that does not fit in 64 bits selects no element.
+std::optional<int64_t> getTupleIndex(Operation *op) {
+  auto index = llvm::dyn_cast_or_null<IntegerAttr>(op->getAttr("index"));
+  if (!index)
+    return std::nullopt;
+  return llvm::APSInt(index.getValue(), index.getType().isUnsignedInteger())
+      .tryExtValue();
 }
 
 bool isHostComputeCall(Operation *call) {
@@ -652,12 +666,34 @@ private:
     return factTable.get(node.facts);
   }
 
+  /// Returns the longest prefix of `path` that indexes into `type`. An element
+  /// the type does not have (an unverified op claims another type) is taken as
+  /// the whole tuple above it, which can only add findings; and a value then
+  /// has at most as many paths as its type has elements, even where recursion
+  /// through a tuple op would nest them deeper every round.
+  static llvm::ArrayRef<int64_t> clampPath(Type type,
+                                           llvm::ArrayRef<int64_t> path) {
+    size_t length = 0;
+    for (int64_t index : path) {
+      auto tuple = llvm::dyn_cast<TupleType>(type);
+      if (!tuple || index < 0 || index >= static_cast<int64_t>(tuple.size()))
+        break;
+      type = tuple.getType(index);
+      ++length;
+    }
+    return path.take_front(length);
+  }
+
   /// Marks (value, pathId) as host, reached from node `from` through `via`.
   /// Its starts and origins come from node `factsFrom` (the caller-side node
   /// when returning from a callee, else `from`).
   void reach(Value value, unsigned pathId, unsigned from, Operation *via,
              StepKind step, std::optional<unsigned> factsFrom = std::nullopt,
              std::optional<unsigned> calleeArgument = std::nullopt) {
+    llvm::ArrayRef<int64_t> path = paths[pathId];
+    llvm::ArrayRef<int64_t> valid = clampPath(value.getType(), path);
+    if (valid.size() != path.size())
+      pathId = internPath(valid);
     bool created;
     unsigned id = getOrCreateNode(value, pathId, created);
     Node &node = nodes[id];
@@ -712,13 +748,13 @@ private:
       return;
     }
     if (name == names.getTupleElement) {
-      auto index = llvm::dyn_cast_or_null<IntegerAttr>(user->getAttr("index"));
+      std::optional<int64_t> index = getTupleIndex(user);
       llvm::ArrayRef<int64_t> path = paths[pathId];
       if (!index)
         return;
       if (path.empty())
         reachResult(user, 0, 0, id);
-      else if (path.front() == index.getInt())
+      else if (path.front() == *index)
         reachResult(user, 0, internPath(path.drop_front()), id);
       return;
     }
@@ -748,9 +784,13 @@ private:
       propagateThroughCustomCall(id, user, operand);
       return;
     }
-    // A slice of host memory is read into device memory: the trace ends.
-    if (name == names.dynamicSlice || name == names.slice)
+    // A slice of host memory stays in host memory; only returned as it is,
+    // XLA reads it into device memory (see isSliceReadIntoDevice). Measured
+    // on XLA:TPU: docs/differential.md.
+    if (name == names.dynamicSlice || name == names.slice) {
+      reachResult(user, 0, 0, id);
       return;
+    }
     if (name == names.shardingConstraint) {
       reachResult(user, 0, pathId, id);
       return;
@@ -783,8 +823,9 @@ private:
 
   void propagateThroughRegionReturn(unsigned id, Operation *terminator,
                                     unsigned operand) {
+    // The terminator of a function or module body gives no op a value.
     Operation *parent = terminator->getParentOp();
-    if (!parent)
+    if (!parent || parent->hasTrait<OpTrait::IsIsolatedFromAbove>())
       return;
     unsigned pathId = nodes[id].pathId;
     StringAttr parentName = parent->getName().getIdentifier();
@@ -988,6 +1029,16 @@ private:
                definingOp->getOperand(0).getAsOpaquePointer());
   }
 
+  /// XLA turns an output that is directly a slice of host memory into a read
+  /// into device memory.
+  bool isSliceReadIntoDevice(Operation *terminator, unsigned operand) {
+    Operation *definingOp = terminator->getOperand(operand).getDefiningOp();
+    if (!definingOp)
+      return false;
+    StringAttr name = definingOp->getName().getIdentifier();
+    return name == names.slice || name == names.dynamicSlice;
+  }
+
   void reportOutputs() {
     std::string functionName = ("@" + entry.getSymName()).str();
     for (unsigned output = 0, e = entry.getNumResults(); output < e;
@@ -1004,6 +1055,8 @@ private:
         return user->getName().getIdentifier() == names.funcReturn &&
                user->getParentOp() == entry.getOperation();
       });
+      if (isSliceReadIntoDevice(terminator, output))
+        continue;
       Location loc = returnedValueLoc(node.value, terminator);
       if (isRootSpecialCase(terminator, output)) {
         warn(FindingCode::RootMovedToHost, loc,
@@ -1247,9 +1300,9 @@ void emitFindings(const HostOffloadReport &report) {
     InFlightDiagnostic diagnostic = finding.severity == Severity::Error
                                         ? emitError(finding.loc)
                                         : emitWarning(finding.loc);
-    diagnostic << finding.message;
+    diagnostic << toValidUTF8(finding.message);
     for (const FindingNote &note : finding.notes)
-      diagnostic.attachNote(note.loc) << note.message;
+      diagnostic.attachNote(note.loc) << toValidUTF8(note.message);
   }
 }
 
@@ -1274,6 +1327,10 @@ std::optional<FileLineColRange> findFileLocation(Location loc) {
     }
   }
   return std::nullopt;
+}
+
+std::string toValidUTF8(llvm::StringRef text) {
+  return llvm::json::isUTF8(text) ? text.str() : llvm::json::fixUTF8(text);
 }
 
 } // namespace hostoffload

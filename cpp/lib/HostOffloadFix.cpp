@@ -199,12 +199,13 @@ struct HostOffloadFixPass : impl::HostOffloadFixPassBase<HostOffloadFixPass> {
     ModuleOp module = getOperation();
     std::optional<Fix::Strategy> chosen = parseStrategy(strategy);
     if (!chosen) {
-      InFlightDiagnostic diagnostic = module.emitError();
+      // At the module's location, not on it: the module is not printed.
+      InFlightDiagnostic diagnostic = emitError(module.getLoc());
       if (strategy.empty())
         diagnostic << "host-offload-fix needs a strategy: ";
       else
-        diagnostic << "host-offload-fix: unknown strategy '" << strategy
-                   << "'; use ";
+        diagnostic << "host-offload-fix: unknown strategy '"
+                   << toValidUTF8(strategy) << "'; use ";
       diagnostic << "strategy=host (declare each output that fails with "
                     "E1200 in host memory) or strategy=device (move it back "
                     "to device memory before the return)";

@@ -34,4 +34,18 @@ NB_MODULE(_hostoffload, m) {
       nb::arg("module"), nb::arg("entry") = "", nb::arg("strict") = false,
       "Analyses a builtin.module; returns (succeeded, report as JSON text). "
       "Never changes the module.");
+  m.def(
+      "parse",
+      [](MlirContext context, nb::bytes text) {
+        std::string json;
+        MlirModule module = hostoffloadParseModule(
+            context, mlirStringRefCreate(text.c_str(), text.size()),
+            appendToString, &json);
+        nb::object parsed =
+            mlirModuleIsNull(module) ? nb::none() : nb::cast(module);
+        return std::make_pair(parsed, json);
+      },
+      nb::arg("context"), nb::arg("text"),
+      "Parses MLIR text or bytecode into a new module of `context`; returns "
+      "(module, \"\"), or (None, the errors as JSON text).");
 }

@@ -45,10 +45,11 @@ def check_named(
     source: object, name: str | None, *, entry: str | None = None, strict: bool = False
 ) -> Report:
     """:func:`check`, naming text ``source`` ``name`` in the report and in errors."""
+    _require_entry(entry, name)
     operation = _source.own_operation(source)
     if operation is not None:
         return _analyze(operation, entry, strict, name)
-    with ir.Context() as context:
+    with _source.new_context() as context:
         module, source_name = _source.parse(source, context, name)
         return _analyze(module.operation, entry, strict, source_name)
 
@@ -100,33 +101,41 @@ def fix_named(
     """:func:`fix`, naming text ``source`` ``name`` in errors."""
     if strategy not in ("host", "device"):
         raise ValueError(f"strategy must be 'host' or 'device', not {strategy!r}")
+    _require_entry(entry, name)
     options = f"strategy={strategy}" + (f' entry="{entry}"' if entry else "")
-    with ir.Context() as context:
+    with _source.new_context() as context:
         module, name = _source.parse(source, context, name)
-        pipeline = passmanager.PassManager.parse(f"builtin.module(host-offload-fix{{{options}}})")
         try:
+            pipeline = passmanager.PassManager.parse(
+                f"builtin.module(host-offload-fix{{{options}}})"
+            )
+        except ValueError:
+            message = (
+                f"host-offload-fix cannot be given entry={entry!r}: MLIR's pass options "
+                "cannot hold that name (a '{' or '}' without its pair)"
+            )
+            raise InputError.unlocated(message, source=name) from None
+        with _source.mlir_errors(name):
             pipeline.run(module.operation)
-        except ir.MLIRError as error:
-            raise InputError(*_source.diagnostics(error, name), source=name) from None
         return _source.generic_form(module.operation)
+
+
+def _require_entry(entry: str | None, name: str | None) -> None:
+    """An entry name holding a lone surrogate names no function: MLIR names are bytes, and
+    this str has no UTF-8 form."""
+    if entry is None:
+        return
+    try:
+        entry.encode()
+    except UnicodeEncodeError:
+        message = f"entry={entry!r} names no function: it is not valid UTF-8"
+        raise InputError.unlocated(message, source=name) from None
 
 
 def _analyze(operation: ir.Operation, entry: str | None, strict: bool, name: str | None) -> Report:
     _, text = _hostoffload.analyze(operation, entry or "", strict)
     data = json.loads(text)
     if name is not None:
-        data = _name_buffer(data, name)
+        data = _source.name_buffer(data, name)
         data["source"] = name
     return Report.from_json(data)
-
-
-def _name_buffer(data: Any, name: str) -> Any:
-    # MLIR calls the text it parses "-": locations it made up for ops without one say so.
-    if isinstance(data, dict):
-        return {
-            key: name if key == "file" and value == "-" else _name_buffer(value, name)
-            for key, value in data.items()
-        }
-    if isinstance(data, list):
-        return [_name_buffer(item, name) for item in data]
-    return data

@@ -121,11 +121,15 @@ def _fix(args: argparse.Namespace) -> int:
     except InputError as error:
         sys.stderr.write(f"{error}\n")
         return EXIT_BAD_INPUT
+    # Bytes of the module that are not UTF-8 come back as they were (see generic_form).
+    data = fixed.encode("utf-8", "surrogateescape")
     if args.output is None:
-        sys.stdout.write(fixed)
+        sys.stdout.flush()
+        sys.stdout.buffer.write(data)
+        sys.stdout.buffer.flush()
         return EXIT_CLEAN
     try:
-        Path(args.output).write_text(fixed)
+        Path(args.output).write_bytes(data)
     except OSError as error:
         sys.stderr.write(f"{args.output}: error: cannot write the file: {error.strerror}\n")
         return EXIT_BAD_INPUT

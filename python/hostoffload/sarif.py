@@ -156,4 +156,5 @@ def _location(location: Location, fallback: str | None) -> dict[str, Any]:
 def _uri(path: str) -> str:
     if PurePath(path).is_absolute():
         return Path(path).as_uri()
-    return urllib.parse.quote(PurePath(path).as_posix())
+    # A file name that is not UTF-8 holds surrogates (os.fsdecode): its bytes are escaped.
+    return urllib.parse.quote(PurePath(path).as_posix(), errors="surrogateescape")

@@ -28,6 +28,18 @@ MLIR_CAPI_EXPORTED MlirLogicalResult hostoffloadAnalyzeToJson(
     MlirOperation module, MlirStringRef entry, bool strict,
     MlirStringCallback callback, void *userData);
 
+/// Parses `text` (MLIR assembly or bytecode, named "-" in locations) into a
+/// new builtin.module of `context`, and verifies it. On failure, returns a null
+/// module and calls `callback` once with a JSON object whose "errors" list
+/// holds the errors of the parser or of the verifier as
+/// hostoffloadAnalyzeToJson writes them: located, in UTF-8, without the
+/// failing op printed; "parsed" is true when the verifier rejected it. Either
+/// way diagnostics are not sent to the context's handlers (MLIR's Python
+/// bindings abort on some messages that are not UTF-8).
+MLIR_CAPI_EXPORTED MlirModule
+hostoffloadParseModule(MlirContext context, MlirStringRef text,
+                       MlirStringCallback callback, void *userData);
+
 #ifdef __cplusplus
 }
 #endif

@@ -142,6 +142,11 @@ void emitFindings(const HostOffloadReport &report);
 /// can open, for JAX locations), if there is one.
 std::optional<mlir::FileLineColRange> findFileLocation(mlir::Location loc);
 
+/// Returns `text` with each invalid UTF-8 sequence replaced by U+FFFD. Names
+/// and strings in a module are bytes, but diagnostics and JSON must be UTF-8
+/// for Python to read them (MLIR's bindings abort on a diagnostic that is not).
+std::string toValidUTF8(llvm::StringRef text);
+
 } // namespace hostoffload
 
 #endif // HOSTOFFLOAD_HOSTOFFLOADANALYSIS_H

@@ -8,7 +8,8 @@
 #include "mlir/CAPI/IR.h"
 #include "mlir/CAPI/Support.h"
 #include "mlir/IR/Diagnostics.h"
-#include "llvm/ADT/ScopeExit.h"
+#include "mlir/IR/Verifier.h"
+#include "mlir/Parser/Parser.h"
 #include "llvm/Support/JSON.h"
 #include "llvm/Support/raw_ostream.h"
 
@@ -21,6 +22,40 @@ struct CapturedError {
   std::string message;
   Location loc;
   llvm::SmallVector<std::pair<std::string, Location>> notes;
+};
+
+/// Collects the errors emitted in `context` while it lives, instead of the
+/// context's handlers. They go to Python as data: a dump of the failing op
+/// attached to each would be noise there (and may hold bytes that are not
+/// UTF-8, on which MLIR's Python bindings abort), so ops are not printed.
+class ErrorCollector {
+public:
+  explicit ErrorCollector(MLIRContext *context)
+      : context(context),
+        printedOpOnDiagnostic(context->shouldPrintOpOnDiagnostic()),
+        handler(context, [this](Diagnostic &diagnostic) {
+          if (diagnostic.getSeverity() != DiagnosticSeverity::Error)
+            return success();
+          // Some of MLIR's messages end in a blank.
+          CapturedError error{llvm::StringRef(diagnostic.str()).rtrim().str(),
+                              diagnostic.getLocation(),
+                              {}};
+          for (Diagnostic &note : diagnostic.getNotes())
+            error.notes.emplace_back(llvm::StringRef(note.str()).rtrim().str(),
+                                     note.getLocation());
+          errors.push_back(std::move(error));
+          return success();
+        }) {
+    context->printOpOnDiagnostic(false);
+  }
+  ~ErrorCollector() { context->printOpOnDiagnostic(printedOpOnDiagnostic); }
+
+  llvm::SmallVector<CapturedError> errors;
+
+private:
+  MLIRContext *context;
+  bool printedOpOnDiagnostic;
+  ScopedDiagnosticHandler handler;
 };
 
 llvm::StringRef severityName(hostoffload::Severity severity) {
@@ -40,7 +75,8 @@ void writeLocation(llvm::json::OStream &json, Location loc) {
   json.object([&] {
     std::optional<FileLineColRange> file = hostoffload::findFileLocation(loc);
     if (file) {
-      json.attribute("file", file->getFilename().getValue());
+      json.attribute("file",
+                     hostoffload::toValidUTF8(file->getFilename().getValue()));
       json.attribute("line", file->getStartLine());
       json.attribute("column", file->getStartColumn());
     } else {
@@ -48,7 +84,7 @@ void writeLocation(llvm::json::OStream &json, Location loc) {
       json.attribute("line", nullptr);
       json.attribute("column", nullptr);
     }
-    json.attribute("mlir", printLocation(loc));
+    json.attribute("mlir", hostoffload::toValidUTF8(printLocation(loc)));
   });
 }
 
@@ -62,8 +98,8 @@ void writeStart(llvm::json::OStream &json,
       json.attribute("argument_index", start.argumentNumber);
     else
       json.attribute("argument_index", nullptr);
-    json.attribute("name", start.name);
-    json.attribute("reason", start.reason);
+    json.attribute("name", hostoffload::toValidUTF8(start.name));
+    json.attribute("reason", hostoffload::toValidUTF8(start.reason));
     json.attributeBegin("location");
     writeLocation(json, start.loc);
     json.attributeEnd();
@@ -76,14 +112,14 @@ void writeFinding(llvm::json::OStream &json, const hostoffload::Finding &finding
     json.attribute("code",
                    hostoffload::getFindingCodeName(finding.code, strict));
     json.attribute("severity", severityName(finding.severity));
-    json.attribute("message", finding.message);
+    json.attribute("message", hostoffload::toValidUTF8(finding.message));
     json.attributeBegin("location");
     writeLocation(json, finding.loc);
     json.attributeEnd();
     json.attributeArray("notes", [&] {
       for (const hostoffload::FindingNote &note : finding.notes)
         json.object([&] {
-          json.attribute("message", note.message);
+          json.attribute("message", hostoffload::toValidUTF8(note.message));
           json.attributeBegin("location");
           writeLocation(json, note.loc);
           json.attributeEnd();
@@ -97,8 +133,9 @@ void writeFinding(llvm::json::OStream &json, const hostoffload::Finding &finding
       for (int64_t index : finding.tupleIndex)
         json.value(index);
     });
-    json.attribute("result_info", finding.resultInfo);
-    json.attribute("declared_memory_kind", finding.declaredMemoryKind);
+    json.attribute("result_info", hostoffload::toValidUTF8(finding.resultInfo));
+    json.attribute("declared_memory_kind",
+                   hostoffload::toValidUTF8(finding.declaredMemoryKind));
     json.attributeArray("starts", [&] {
       for (unsigned index : finding.startIndices)
         json.value(index);
@@ -107,7 +144,7 @@ void writeFinding(llvm::json::OStream &json, const hostoffload::Finding &finding
     json.attributeArray("path", [&] {
       for (const hostoffload::PathStep &step : finding.path)
         json.object([&] {
-          json.attribute("what", step.what);
+          json.attribute("what", hostoffload::toValidUTF8(step.what));
           json.attributeBegin("location");
           writeLocation(json, step.loc);
           json.attributeEnd();
@@ -119,16 +156,69 @@ void writeFinding(llvm::json::OStream &json, const hostoffload::Finding &finding
           json.attribute("strategy", fix.strategy == hostoffload::Fix::Strategy::Host
                                          ? "host"
                                          : "device");
-          json.attribute("module_change", fix.moduleChange);
-          json.attribute("jax_change", fix.jaxChange);
+          json.attribute("module_change",
+                         hostoffload::toValidUTF8(fix.moduleChange));
+          json.attribute("jax_change", hostoffload::toValidUTF8(fix.jaxChange));
         });
     });
+  });
+}
+
+/// Writes the "errors" list of the JSON object being written.
+void writeErrors(llvm::json::OStream &json,
+                 llvm::ArrayRef<CapturedError> errors) {
+  json.attributeArray("errors", [&] {
+    for (const CapturedError &error : errors)
+      json.object([&] {
+        json.attribute("message", hostoffload::toValidUTF8(error.message));
+        json.attributeBegin("location");
+        writeLocation(json, error.loc);
+        json.attributeEnd();
+        json.attributeArray("notes", [&] {
+          for (const auto &[message, loc] : error.notes)
+            json.object([&] {
+              json.attribute("message", hostoffload::toValidUTF8(message));
+              json.attributeBegin("location");
+              writeLocation(json, loc);
+              json.attributeEnd();
+            });
+        });
+      });
   });
 }
 
 } // namespace
 
 void hostoffloadRegisterPasses(void) { hostoffload::registerHostOffloadPasses(); }
+
+MlirModule hostoffloadParseModule(MlirContext context, MlirStringRef text,
+                                  MlirStringCallback callback, void *userData) {
+  OwningOpRef<ModuleOp> module;
+  bool parsed = false;
+  llvm::SmallVector<CapturedError> errors;
+  {
+    ErrorCollector collector(unwrap(context));
+    // Named "-" as MLIR names text it parses from memory.
+    module = parseSourceString<ModuleOp>(
+        unwrap(text), ParserConfig(unwrap(context), /*verifyAfterParse=*/false),
+        "-");
+    parsed = static_cast<bool>(module);
+    if (parsed && failed(verify(*module)))
+      module = nullptr;
+    errors = std::move(collector.errors);
+  }
+  if (module)
+    return wrap(module.release());
+  std::string output;
+  llvm::raw_string_ostream os(output);
+  llvm::json::OStream json(os);
+  json.object([&] {
+    writeErrors(json, errors);
+    json.attribute("parsed", parsed);
+  });
+  callback(wrap(llvm::StringRef(output)), userData);
+  return MlirModule{nullptr};
+}
 
 MlirLogicalResult hostoffloadAnalyzeToJson(MlirOperation module,
                                            MlirStringRef entry, bool strict,
@@ -148,49 +238,23 @@ MlirLogicalResult hostoffloadAnalyzeToJson(MlirOperation module,
                       op->getLoc(),
                       {}});
   } else {
-    // The errors go to Python as data; a dump of the whole module attached to
-    // each would be noise there.
-    MLIRContext *context = op->getContext();
-    bool printedOpOnDiagnostic = context->shouldPrintOpOnDiagnostic();
-    context->printOpOnDiagnostic(false);
-    auto restorePrinting = llvm::make_scope_exit(
-        [&] { context->printOpOnDiagnostic(printedOpOnDiagnostic); });
-    ScopedDiagnosticHandler captureErrors(
-        op->getContext(), [&](Diagnostic &diagnostic) {
-          if (diagnostic.getSeverity() != DiagnosticSeverity::Error)
-            return success();
-          CapturedError error{diagnostic.str(), diagnostic.getLocation(), {}};
-          for (Diagnostic &note : diagnostic.getNotes())
-            error.notes.emplace_back(note.str(), note.getLocation());
-          errors.push_back(std::move(error));
-          return success();
-        });
-    report = hostoffload::analyzeHostOffload(
-        moduleOp, hostoffload::HostOffloadOptions{unwrap(entry).str(), strict});
+    ErrorCollector collector(op->getContext());
+    // A module object of Python may have changed since it was last verified,
+    // and the analysis relies on the verifier (one attribute dictionary per
+    // result, return operands matching the results, ...).
+    if (succeeded(verify(moduleOp)))
+      report = hostoffload::analyzeHostOffload(
+          moduleOp,
+          hostoffload::HostOffloadOptions{unwrap(entry).str(), strict});
+    errors = std::move(collector.errors);
   }
 
   json.object([&] {
-    json.attributeArray("errors", [&] {
-      for (const CapturedError &error : errors)
-        json.object([&] {
-          json.attribute("message", error.message);
-          json.attributeBegin("location");
-          writeLocation(json, error.loc);
-          json.attributeEnd();
-          json.attributeArray("notes", [&] {
-            for (const auto &[message, loc] : error.notes)
-              json.object([&] {
-                json.attribute("message", message);
-                json.attributeBegin("location");
-                writeLocation(json, loc);
-                json.attributeEnd();
-              });
-          });
-        });
-    });
+    writeErrors(json, errors);
     if (failed(report))
       return;
-    json.attribute("entry", report->entry.getSymName());
+    json.attribute("entry",
+                   hostoffload::toValidUTF8(report->entry.getSymName()));
     json.attributeArray("starts", [&] {
       for (const hostoffload::TraceStart &start : report->starts)
         writeStart(json, start);
