@@ -727,6 +727,15 @@ private:
           StepKind::Through);
   }
 
+  /// Loop-carried value `index` of a while loop: the result, and the
+  /// argument of the condition (region 0) and of the body (region 1).
+  void reachLoopCarried(Operation *whileOp, unsigned index, unsigned pathId,
+                        unsigned from) {
+    reachResult(whileOp, index, pathId, from);
+    reachBlockArgument(whileOp, 0, index, pathId, from);
+    reachBlockArgument(whileOp, 1, index, pathId, from);
+  }
+
   void propagate(unsigned id) {
     // Use lists run backwards from the last use; visiting uses in program
     // order makes paths and "first" ops the ones a reader meets first.
@@ -763,9 +772,7 @@ private:
       return;
     }
     if (name == names.whileOp) {
-      reachResult(user, operand, pathId, id);
-      reachBlockArgument(user, 0, operand, pathId, id);
-      reachBlockArgument(user, 1, operand, pathId, id);
+      reachLoopCarried(user, operand, pathId, id);
       return;
     }
     if (name == names.regionReturn) {
@@ -833,9 +840,7 @@ private:
       // Region 0 is the condition, whose yield is the loop predicate.
       if (terminator->getParentRegion()->getRegionNumber() != 1)
         return;
-      reachResult(parent, operand, pathId, id);
-      reachBlockArgument(parent, 0, operand, pathId, id);
-      reachBlockArgument(parent, 1, operand, pathId, id);
+      reachLoopCarried(parent, operand, pathId, id);
       return;
     }
     if (parentName == names.ifOp || parentName == names.caseOp) {
