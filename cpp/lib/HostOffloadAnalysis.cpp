@@ -1160,7 +1160,7 @@ private:
                       " before returning it"};
     // XLA does not implement a memory kind on a tuple-typed output, so only
     // moving the elements back helps there.
-    if (!finding.tupleIndex.empty()) {
+    if (llvm::isa<TupleType>(entry.getResultTypes()[output])) {
       finding.notes.push_back(
           {loc, "output " + std::to_string(output) +
                     " is a tuple, and XLA does not implement a memory kind "

@@ -235,11 +235,14 @@ struct HostOffloadFixPass : impl::HostOffloadFixPassBase<HostOffloadFixPass> {
     // module as it was.
     bool fixable = true;
     for (const Finding *finding : mismatches) {
-      unsigned output = *finding->outputIndex;
-      if (!llvm::isa<TupleType>(entryFunction.getResultTypes()[output]))
+      // The analysis offers no host fix where XLA cannot take one.
+      if (llvm::any_of(finding->fixes, [](const Fix &fix) {
+            return fix.strategy == Fix::Strategy::Host;
+          }))
         continue;
       emitError(finding->loc)
-          << "host-offload-fix: strategy=host cannot fix output " << output
+          << "host-offload-fix: strategy=host cannot fix output "
+          << *finding->outputIndex
           << ": it is tuple-typed, and XLA does not implement a memory kind "
              "on a tuple-typed output; use strategy=device, which moves the "
              "tuple elements in host memory back to device memory";
