@@ -23,11 +23,13 @@
 #include "mlir/IR/BuiltinAttributes.h"
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/Operation.h"
+#include "mlir/IR/TypeUtilities.h"
 #include "llvm/ADT/APSInt.h"
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/DenseSet.h"
 #include "llvm/ADT/MapVector.h"
 #include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/SetVector.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/Allocator.h"
 #include "llvm/Support/JSON.h"
@@ -46,6 +48,8 @@ constexpr unsigned kMaxStartsPerNode = 4;
 /// How many argument origins a value remembers; with more, it counts as host
 /// for every caller, which can only add findings, never lose one.
 constexpr unsigned kMaxOriginsPerNode = 8;
+/// How many slices a value made of slices remembers; see Facts.
+constexpr unsigned kMaxSlicesPerNode = 4;
 /// Tuple index paths longer than this cannot come from a well-typed program.
 constexpr size_t kMaxTupleDepth = 64;
 /// A path note shows this many steps at each end of a longer path.
@@ -77,6 +81,8 @@ struct OpNames {
         dynamicUpdateSlice(get(context, "stablehlo.dynamic_update_slice")),
         reshape(get(context, "stablehlo.reshape")),
         broadcastInDim(get(context, "stablehlo.broadcast_in_dim")),
+        transpose(get(context, "stablehlo.transpose")),
+        convert(get(context, "stablehlo.convert")),
         shardingConstraint(get(context, "sdy.sharding_constraint")),
         call(get(context, "func.call")), funcReturn(get(context, "func.return")) {}
 
@@ -86,7 +92,8 @@ struct OpNames {
 
   StringAttr customCall, tuple, getTupleElement, optimizationBarrier, whileOp,
       ifOp, caseOp, regionReturn, dynamicSlice, slice, dynamicUpdateSlice,
-      reshape, broadcastInDim, shardingConstraint, call, funcReturn;
+      reshape, broadcastInDim, transpose, convert, shardingConstraint, call,
+      funcReturn;
 };
 
 /// What a `stablehlo.custom_call` does to host memory.
@@ -293,6 +300,12 @@ std::string quoted(llvm::StringRef text) { return ("\"" + text + "\"").str(); }
 /// Where a node's host memory comes from: the starts that reach it and the
 /// arguments of its function it came through. Sets keep the first items to
 /// arrive, up to a cap, so that each grows a bounded number of times.
+///
+/// A slice of host memory is special: XLA reads it into device memory unless
+/// its result is computed on somewhere, so a value derived from a slice only
+/// through data movement is host memory only if that slice turns out to be
+/// computed on. Such a value lists the slice in `slices` and is not
+/// `unconditional`.
 struct Facts {
   llvm::SmallVector<unsigned, 2> starts;
   bool moreStarts = false;
@@ -300,6 +313,10 @@ struct Facts {
   llvm::SmallVector<unsigned, 2> origins;
   /// Host whatever the callers of the enclosing function pass in.
   bool global = false;
+  /// Host memory whether or not any slice is computed on.
+  bool unconditional = true;
+  /// Slices (ids of the Tracer) whose result this value is made of.
+  llvm::SmallVector<unsigned, 1> slices;
 };
 
 /// Interned Facts. Almost every value of a module shares one of a few fact
@@ -320,36 +337,85 @@ public:
   unsigned merge(unsigned into, unsigned from) {
     if (into == from)
       return into;
-    auto [it, inserted] = mergeCache.try_emplace({into, from}, 0);
-    if (!inserted)
-      return it->second;
-    Facts merged = facts[into];
-    const Facts &added = facts[from];
-    addCapped(merged.starts, merged.moreStarts, added.starts,
-              added.moreStarts, kMaxStartsPerNode);
-    addCapped(merged.origins, merged.global, added.origins, added.global,
-              kMaxOriginsPerNode);
-    unsigned id = intern(std::move(merged));
-    mergeCache[{into, from}] = id;
-    return id;
+    return cached(mergeCache, {into, from}, [&] {
+      Facts merged = facts[into];
+      const Facts &added = facts[from];
+      addCapped(merged.starts, merged.moreStarts, added.starts,
+                added.moreStarts, kMaxStartsPerNode);
+      addCapped(merged.origins, merged.global, added.origins, added.global,
+                kMaxOriginsPerNode);
+      merged.unconditional |= added.unconditional;
+      addSlices(merged, added.slices);
+      return merged;
+    });
   }
 
   /// The starts of `from`, entering a callee through its argument
   /// `argument`.
   unsigned intoCallee(unsigned from, unsigned argument) {
-    auto [it, inserted] = calleeCache.try_emplace({from, argument}, 0);
-    if (!inserted)
-      return it->second;
-    Facts entering;
-    entering.starts = facts[from].starts;
-    entering.moreStarts = facts[from].moreStarts;
-    entering.origins.push_back(argument);
-    unsigned id = intern(std::move(entering));
-    calleeCache[{from, argument}] = id;
-    return id;
+    return cached(calleeCache, {from, argument}, [&] {
+      Facts entering;
+      entering.starts = facts[from].starts;
+      entering.moreStarts = facts[from].moreStarts;
+      entering.origins.push_back(argument);
+      return entering;
+    });
+  }
+
+  /// A callee's return value with facts `callee`, seen at a call site whose
+  /// operand has facts `caller`: host memory that came through the argument
+  /// is there exactly when the operand is.
+  unsigned outOfCallee(unsigned callee, unsigned caller) {
+    return cached(returnCache, {callee, caller}, [&] {
+      Facts returned = facts[caller];
+      const Facts &inside = facts[callee];
+      if (!inside.unconditional) {
+        returned.unconditional = false;
+        returned.slices.clear();
+      }
+      addSlices(returned, inside.slices);
+      return returned;
+    });
+  }
+
+  /// The result of slice `slice` of a value with facts `from`.
+  unsigned throughSlice(unsigned from, unsigned slice) {
+    return cached(sliceCache, {from, slice}, [&] {
+      Facts sliced = facts[from];
+      sliced.unconditional = false;
+      sliced.slices.assign({slice});
+      return sliced;
+    });
+  }
+
+  /// The result of host compute on a value with facts `from`: the compute
+  /// makes every slice the value is made of host compute too.
+  unsigned throughHostCompute(unsigned from) {
+    const Facts &operand = facts[from];
+    if (operand.unconditional && operand.slices.empty())
+      return from;
+    return cached(computeCache, {from, 0}, [&] {
+      Facts computed = facts[from];
+      computed.unconditional = true;
+      computed.slices.clear();
+      return computed;
+    });
   }
 
 private:
+  using Cache = llvm::DenseMap<std::pair<unsigned, unsigned>, unsigned>;
+
+  template <typename MakeFacts>
+  unsigned cached(Cache &cache, std::pair<unsigned, unsigned> key,
+                  MakeFacts makeFacts) {
+    auto it = cache.find(key);
+    if (it != cache.end())
+      return it->second;
+    unsigned id = intern(makeFacts());
+    cache[key] = id;
+    return id;
+  }
+
   static void addCapped(llvm::SmallVectorImpl<unsigned> &into, bool &overflow,
                         llvm::ArrayRef<unsigned> items, bool itemsOverflow,
                         unsigned cap) {
@@ -364,13 +430,27 @@ private:
     overflow |= itemsOverflow;
   }
 
+  /// Past the cap a value counts as host memory outright, which can only
+  /// add findings, never lose one.
+  static void addSlices(Facts &into, llvm::ArrayRef<unsigned> slices) {
+    bool overflow = false;
+    addCapped(into.slices, overflow, slices, false, kMaxSlicesPerNode);
+    if (overflow) {
+      into.unconditional = true;
+      into.slices.clear();
+    }
+  }
+
   unsigned intern(Facts value) {
     std::vector<unsigned> key;
     key.push_back(value.starts.size());
     llvm::append_range(key, value.starts);
     key.push_back(value.moreStarts);
+    key.push_back(value.origins.size());
     llvm::append_range(key, value.origins);
     key.push_back(value.global);
+    key.push_back(value.unconditional);
+    llvm::append_range(key, value.slices);
     auto [it, inserted] = ids.try_emplace(std::move(key), facts.size());
     if (inserted)
       facts.push_back(std::move(value));
@@ -379,8 +459,7 @@ private:
 
   std::vector<Facts> facts;
   std::map<std::vector<unsigned>, unsigned> ids;
-  llvm::DenseMap<std::pair<unsigned, unsigned>, unsigned> mergeCache;
-  llvm::DenseMap<std::pair<unsigned, unsigned>, unsigned> calleeCache;
+  Cache mergeCache, calleeCache, returnCache, sliceCache, computeCache;
 };
 
 /// How a node was reached from its parent.
@@ -420,6 +499,7 @@ public:
       collectCustomCall(op);
     while (queueHead < queue.size())
       propagate(queue[queueHead++]);
+    markSlicesComputedInCallees();
     reportOutputs();
     reportHostCompute();
     llvm::append_range(report.findings, warnings);
@@ -684,12 +764,10 @@ private:
     return path.take_front(length);
   }
 
-  /// Marks (value, pathId) as host, reached from node `from` through `via`.
-  /// Its starts and origins come from node `factsFrom` (the caller-side node
-  /// when returning from a callee, else `from`).
+  /// Marks (value, pathId) as host, reached from node `from` through `via`,
+  /// with the facts `facts` (those of `from` unless given).
   void reach(Value value, unsigned pathId, unsigned from, Operation *via,
-             StepKind step, std::optional<unsigned> factsFrom = std::nullopt,
-             std::optional<unsigned> calleeArgument = std::nullopt) {
+             StepKind step, std::optional<unsigned> facts = std::nullopt) {
     llvm::ArrayRef<int64_t> path = paths[pathId];
     llvm::ArrayRef<int64_t> valid = clampPath(value.getType(), path);
     if (valid.size() != path.size())
@@ -703,17 +781,14 @@ private:
       node.step = step;
       node.hostComputed = step == StepKind::HostCompute;
     }
-    unsigned facts = nodes[factsFrom.value_or(from)].facts;
-    if (calleeArgument)
-      facts = factTable.intoCallee(facts, *calleeArgument);
-    addFacts(id, facts, created);
+    addFacts(id, facts.value_or(nodes[from].facts), created);
   }
 
   void reachResult(Operation *op, unsigned resultNumber, unsigned pathId,
                    unsigned from, StepKind step = StepKind::Through,
-                   std::optional<unsigned> factsFrom = std::nullopt) {
+                   std::optional<unsigned> facts = std::nullopt) {
     if (resultNumber < op->getNumResults())
-      reach(op->getResult(resultNumber), pathId, from, op, step, factsFrom);
+      reach(op->getResult(resultNumber), pathId, from, op, step, facts);
   }
 
   void reachBlockArgument(Operation *op, unsigned regionNumber,
@@ -791,11 +866,14 @@ private:
       propagateThroughCustomCall(id, user, operand);
       return;
     }
-    // A slice of host memory stays in host memory; only returned as it is,
-    // XLA reads it into device memory (see isSliceReadIntoDevice). Measured
-    // on XLA:TPU: docs/differential.md.
-    if (name == names.dynamicSlice || name == names.slice) {
-      reachResult(user, 0, 0, id);
+    // XLA reads a slice of host memory into device memory unless something
+    // computes on the slice's result (measured on XLA:TPU:
+    // docs/differential.md); whether anything does is known once the walk is
+    // over, so the result is traced as host memory on that condition.
+    if (name == names.slice || (name == names.dynamicSlice && operand == 0)) {
+      noteComputedOn(id, user);
+      reachResult(user, 0, 0, id, StepKind::Through,
+                  factTable.throughSlice(nodes[id].facts, getSliceId(user)));
       return;
     }
     if (name == names.shardingConstraint) {
@@ -803,13 +881,48 @@ private:
       return;
     }
     // Writing into a host buffer is how XLA streams to host (remat offload
-    // under scan): the buffer stays in host memory without host compute. A
-    // reshape only changes how the same bytes are viewed.
-    if (name == names.dynamicUpdateSlice || isLayoutOnly(user)) {
+    // under scan): the buffer stays in host memory without host compute.
+    if (name == names.dynamicUpdateSlice) {
+      noteComputedOn(id, user);
+      reachResult(user, 0, 0, id, StepKind::Through,
+                  factTable.throughHostCompute(nodes[id].facts));
+      return;
+    }
+    // A reshape only changes how the same bytes are viewed.
+    if (isLayoutOnly(user)) {
+      reachResult(user, 0, 0, id);
+      return;
+    }
+    if (isMadeOfSlicesOnly(id) && isDataMovementAfterSlice(user)) {
+      // The hoisted convert is host compute on the sliced tensor.
+      if (name == names.convert && hostComputeOps.insert(user).second)
+        hostComputeFindings.emplace_back(user, id);
       reachResult(user, 0, 0, id);
       return;
     }
     propagateThroughHostCompute(id, user);
+  }
+
+  bool isMadeOfSlicesOnly(unsigned id) const {
+    const Facts &facts = factsOf(nodes[id]);
+    return !facts.unconditional && !facts.slices.empty();
+  }
+
+  /// On the result of a slice, XLA:TPU also moves data without computing
+  /// through a transpose (a copy once layouts are assigned) and a narrowing
+  /// convert (its ConvertMover hoists it above the slice, where it computes
+  /// on the whole host tensor).
+  bool isDataMovementAfterSlice(Operation *op) const {
+    StringAttr name = op->getName().getIdentifier();
+    if (name == names.transpose)
+      return true;
+    if (name != names.convert || op->getNumOperands() != 1 ||
+        op->getNumResults() != 1)
+      return false;
+    Type from = getElementTypeOrSelf(op->getOperand(0).getType());
+    Type to = getElementTypeOrSelf(op->getResult(0).getType());
+    return from.isIntOrFloat() && to.isIntOrFloat() &&
+           to.getIntOrFloatBitWidth() < from.getIntOrFloatBitWidth();
   }
 
   /// A reshape, or a broadcast that only adds dimensions of size one: XLA
@@ -863,14 +976,17 @@ private:
         operand >= function.getNumArguments())
       return;
     reach(function.getArgument(operand), nodes[id].pathId, id, call,
-          StepKind::IntoCallee, std::nullopt, operand);
+          StepKind::IntoCallee,
+          factTable.intoCallee(nodes[id].facts, operand));
     // Returns already known to carry this argument now flow to this call.
     auto edges = returnEdges.find({function.getOperation(), operand});
     if (edges == returnEdges.end())
       return;
     for (auto [result, returnNode] : edges->second)
       reachResult(call, result, nodes[returnNode].pathId, returnNode,
-                  StepKind::OutOfCallee, id);
+                  StepKind::OutOfCallee,
+                  factTable.outOfCallee(nodes[returnNode].facts,
+                                        nodes[id].facts));
   }
 
   void propagateOutOfFunction(unsigned id, Operation *terminator,
@@ -906,7 +1022,8 @@ private:
             firstNodeOfValue.find(call->getOperand(origin).getAsOpaquePointer());
         if (callerNode != firstNodeOfValue.end())
           reachResult(call, operand, pathId, id, StepKind::OutOfCallee,
-                      callerNode->second);
+                      factTable.outOfCallee(
+                          nodes[id].facts, nodes[callerNode->second].facts));
       }
     }
   }
@@ -934,10 +1051,87 @@ private:
   }
 
   void propagateThroughHostCompute(unsigned id, Operation *op) {
+    noteComputedOn(id, op);
     if (!nodes[id].hostComputed && hostComputeOps.insert(op).second)
       hostComputeFindings.emplace_back(op, id);
+    unsigned facts = factTable.throughHostCompute(nodes[id].facts);
     for (unsigned i = 0, e = op->getNumResults(); i < e; ++i)
-      reachResult(op, i, 0, id, StepKind::HostCompute);
+      reachResult(op, i, 0, id, StepKind::HostCompute, facts);
+  }
+
+  //===--------------------------------------------------------------------===//
+  // Slices: which ones XLA turns into host compute.
+  //===--------------------------------------------------------------------===//
+
+  unsigned getSliceId(Operation *slice) {
+    auto [it, inserted] = sliceIds.try_emplace(slice, sliceOps.size());
+    if (inserted)
+      sliceOps.push_back(slice);
+    return it->second;
+  }
+
+  /// Records that `op`, which is not data movement, uses node `id`: every
+  /// slice the node is made of becomes host compute, and so do the slices
+  /// of the callers' operands it came through (resolved after the walk, when
+  /// every call site is known).
+  void noteComputedOn(unsigned id, Operation *op) {
+    const Facts &facts = factsOf(nodes[id]);
+    for (unsigned slice : facts.slices)
+      computedSlices.try_emplace(slice, op);
+    if (facts.origins.empty())
+      return;
+    Block *block = nodes[id].value.getParentBlock();
+    auto [it, inserted] = functionOfBlock.try_emplace(block);
+    if (inserted)
+      it->second = block->getParent()->getParentOfType<func::FuncOp>();
+    if (!it->second)
+      return;
+    for (unsigned origin : facts.origins)
+      if (computedArguments.insert({it->second.getOperation(), origin}))
+        computedArgumentUses.push_back(op);
+  }
+
+  void markSlicesComputedInCallees() {
+    for (size_t i = 0; i < computedArguments.size(); ++i) {
+      auto [function, argument] = computedArguments[i];
+      Operation *use = computedArgumentUses[i];
+      auto it = callers.find(llvm::cast<func::FuncOp>(function).getSymNameAttr());
+      if (it == callers.end())
+        continue;
+      for (Operation *call : it->second) {
+        if (isHostComputeCall(call) || argument >= call->getNumOperands())
+          continue;
+        auto first = firstNodeOfValue.find(
+            call->getOperand(argument).getAsOpaquePointer());
+        if (first == firstNodeOfValue.end())
+          continue;
+        for (int node = static_cast<int>(first->second); node >= 0;
+             node = nodes[node].nextPath)
+          noteComputedOn(static_cast<unsigned>(node), use);
+      }
+    }
+  }
+
+  /// Whether the node is host memory once the walk is over: not made only of
+  /// slices XLA reads into device memory.
+  bool isHost(unsigned id) const {
+    const Facts &facts = factsOf(nodes[id]);
+    return facts.unconditional ||
+           llvm::any_of(facts.slices, [&](unsigned slice) {
+             return computedSlices.count(slice);
+           });
+  }
+
+  /// The first node of `value` that is host memory, if any.
+  std::optional<unsigned> findHostNode(Value value) const {
+    auto first = firstNodeOfValue.find(value.getAsOpaquePointer());
+    if (first == firstNodeOfValue.end())
+      return std::nullopt;
+    for (int node = static_cast<int>(first->second); node >= 0;
+         node = nodes[node].nextPath)
+      if (isHost(static_cast<unsigned>(node)))
+        return static_cast<unsigned>(node);
+    return std::nullopt;
   }
 
   //===--------------------------------------------------------------------===//
@@ -1030,18 +1224,7 @@ private:
         classifyCustomCall(definingOp).kind != CustomCallKind::MoveToHost)
       return false;
     return definingOp->getResult(0).hasOneUse() &&
-           !firstNodeOfValue.count(
-               definingOp->getOperand(0).getAsOpaquePointer());
-  }
-
-  /// XLA turns an output that is directly a slice of host memory into a read
-  /// into device memory.
-  bool isSliceReadIntoDevice(Operation *terminator, unsigned operand) {
-    Operation *definingOp = terminator->getOperand(operand).getDefiningOp();
-    if (!definingOp)
-      return false;
-    StringAttr name = definingOp->getName().getIdentifier();
-    return name == names.slice || name == names.dynamicSlice;
+           !findHostNode(definingOp->getOperand(0));
   }
 
   void reportOutputs() {
@@ -1054,14 +1237,15 @@ private:
       DeclaredMemoryKind declared = resultKind(output);
       if (declared.kind == kPinnedHost)
         continue;
-      const Node &node = nodes[it->second];
+      std::optional<unsigned> hostNode = findHostNode(nodes[it->second].value);
+      if (!hostNode)
+        continue;
+      const Node &node = nodes[*hostNode];
       Operation *terminator = *llvm::find_if(node.value.getUsers(),
                                             [&](Operation *user) {
         return user->getName().getIdentifier() == names.funcReturn &&
                user->getParentOp() == entry.getOperation();
       });
-      if (isSliceReadIntoDevice(terminator, output))
-        continue;
       Location loc = returnedValueLoc(node.value, terminator);
       if (isRootSpecialCase(terminator, output)) {
         warn(FindingCode::RootMovedToHost, loc,
@@ -1073,8 +1257,33 @@ private:
         continue;
       }
       report.findings.push_back(
-          buildMismatch(node, it->second, output, declared, loc, functionName));
+          buildMismatch(node, *hostNode, output, declared, loc, functionName));
     }
+  }
+
+  /// Why a slice the output is made of stays in host memory: XLA would read
+  /// a slice returned as it is into device memory.
+  std::optional<FindingNote> explainComputedSlice(const Node &node) const {
+    const Facts &facts = factsOf(node);
+    if (facts.unconditional)
+      return std::nullopt;
+    for (unsigned slice : facts.slices) {
+      auto computed = computedSlices.find(slice);
+      if (computed == computedSlices.end())
+        continue;
+      Operation *sliceOp = sliceOps[slice];
+      Operation *use = computed->second;
+      return FindingNote{
+          sliceOp->getLoc(),
+          ("'" + sliceOp->getName().getStringRef() +
+           "' of host memory stays in host memory: its result is also used "
+           "by '" +
+           use->getName().getStringRef() +
+           "', so XLA runs the slice as host compute instead of reading it "
+           "into device memory")
+              .str()};
+    }
+    return std::nullopt;
   }
 
   Finding buildMismatch(const Node &node, unsigned id, unsigned output,
@@ -1137,6 +1346,8 @@ private:
           {loc, "more tensors moved to host than shown reach this output"});
     finding.notes.push_back(
         {loc, "path: " + formatPath(finding.path, outputName)});
+    if (std::optional<FindingNote> note = explainComputedSlice(node))
+      finding.notes.push_back(std::move(*note));
     if (declared.kind == kUnpinnedHost)
       finding.notes.push_back(
           {loc, "XLA puts \"unpinned_host\" outputs in memory space 6, not in "
@@ -1255,6 +1466,18 @@ private:
   /// The first node reaching each output of the entry function.
   llvm::DenseMap<unsigned, unsigned> outputNodes;
   llvm::DenseSet<Operation *> hostComputeOps;
+
+  /// The slices reached, by id.
+  llvm::DenseMap<Operation *, unsigned> sliceIds;
+  std::vector<Operation *> sliceOps;
+  /// Slices XLA turns into host compute, with the first op computing on
+  /// their result.
+  llvm::DenseMap<unsigned, Operation *> computedSlices;
+  /// (function, argument) pairs computed on inside the function, with the
+  /// op that does it in computedArgumentUses.
+  llvm::SetVector<std::pair<Operation *, unsigned>> computedArguments;
+  std::vector<Operation *> computedArgumentUses;
+  llvm::DenseMap<Block *, func::FuncOp> functionOfBlock;
   std::vector<std::pair<Operation *, unsigned>> hostComputeFindings;
   std::vector<Finding> warnings;
 };

@@ -31,42 +31,9 @@ MODULES: dict[str, dict[str, Any]] = VERDICTS["modules"]
 
 E1200_OUTPUT = re.compile(r"error: E1200: .*?; output (\d+)")
 
-# Why our checker does not give XLA's verdict, per module (a strict xfail each); the IR, XLA's
-# own trace and the rule XLA follows are in docs/differential.md ("Disagreements").
-SLICE_RULE = (
-    "XLA ends a host-memory trace at a slice or dynamic_slice exactly when every path from the "
-    "slice's result through data movement (bitcast or layout-only reshape/transpose, copy, "
-    "tuple, get-tuple-element, while, conditional, call, optimization_barrier) ends at a move "
-    "to device or at an entry output (HostOffloader::SliceLeadsToMoveToDeviceCustomCall); "
-    "otherwise the slice itself becomes host compute and the trace goes on through it."
-)
-KNOWN_DISAGREEMENTS: dict[str, str] = {
-    "slice_through_barrier": "slice(host arg) -> optimization_barrier -> output 0: XLA accepts "
-    "it (the slice is read into device memory), we report E1200 because the slice is not "
-    "returned as it is. " + SLICE_RULE,
-    "slice_through_nested_jit": "slice(host arg) -> call of an identity jit -> output 0: XLA "
-    "accepts it, we report E1200. " + SLICE_RULE,
-    "while_dynamic_slice_carry": "dynamic_slice(host arg) yielded as a while carry, the loop "
-    "result returned as output 0: XLA accepts it, we report E1200. " + SLICE_RULE,
-    "row_dynamic_slice_squeeze": "dynamic_slice(host arg) -> reshape (1,128)->(128) (a bitcast) "
-    "-> output 0: XLA accepts it, we report E1200. " + SLICE_RULE,
-    "slice_reshape": "slice(host arg) -> reshape (4)->(2,2) -> output 0: XLA accepts it (no host "
-    "compute: after layout assignment the reshape is a bitcast/copy), we report E1200. "
-    + SLICE_RULE,
-    "slice_transpose": "slice(host arg) -> transpose -> output 0: XLA accepts it (no host "
-    "compute: layout assignment makes the transpose a copy), we report E1200. " + SLICE_RULE,
-    "slice_narrowing_convert": "slice(host f32 arg) -> convert to bf16 -> output 0: XLA accepts "
-    "it because its ConvertMover hoists a narrowing convert above the slice (convert(x) becomes "
-    "host compute, the slice then goes straight to the output); we report E1200. A widening "
-    "convert stays below the slice and fails in XLA (slice_widening_convert). " + SLICE_RULE,
-    "slice_returned_and_computed": "one slice returned as output 0 and multiplied for output 1: "
-    "the multiply makes XLA turn the slice itself into host compute, so XLA rejects outputs 0 "
-    "and 1 (trace x.1 -> slice.1 -> tuple.1 {0}); we report output 1 only. " + SLICE_RULE,
-    "slice_returned_and_computed__fix_host": "our host fix declares output 1 pinned_host only; "
-    "XLA still rejects output 0 (the slice, host compute because of its other use). " + SLICE_RULE,
-    "slice_returned_and_computed__fix_device": "our device fix moves output 1 back only; XLA "
-    "still rejects output 0 (the slice, host compute because of its other use). " + SLICE_RULE,
-}
+# Why our checker does not give XLA's verdict, per module (a strict xfail each, with the reason);
+# empty while the checker agrees with XLA on every recorded module.
+KNOWN_DISAGREEMENTS: dict[str, str] = {}
 
 
 def xla_outputs(name: str) -> list[int] | None:

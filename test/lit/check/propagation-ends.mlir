@@ -1,13 +1,19 @@
 // RUN: offload-opt %s --split-input-file --host-offload-check -verify-diagnostics
 
 // A slice of host memory returned as it is is read into device memory (XLA
-// turns it into a DMA); a slice that is computed on stays in host memory, as
-// XLA:TPU shows (docs/differential.md).
+// turns it into a DMA); a slice whose result is computed on stays in host
+// memory, also where it is returned, as XLA:TPU shows (docs/differential.md).
+// More cases in slices.mlir.
 "func.func"() <{arg_attrs = [{mhlo.memory_kind = "pinned_host"}], function_type = (tensor<8xf32>) -> (tensor<2xf32>, tensor<4xf32>, tensor<4xf32>), sym_name = "main"}> ({
 // expected-note @below {{in host memory from the start: argument #0 is declared mhlo.memory_kind = "pinned_host"}}
 ^bb0(%arg0: tensor<8xf32>):
   %c = "stablehlo.constant"() <{value = dense<1> : tensor<i32>}> : () -> tensor<i32>
   %0 = "stablehlo.dynamic_slice"(%arg0, %c) <{slice_sizes = array<i64: 2>}> : (tensor<8xf32>, tensor<i32>) -> tensor<2xf32>
+  // expected-error @below {{E1200: Tensor which is moved to host (starting from argument #0) is returned from the entry computation but the layout for this output is not set to host memory; output 1 has no mhlo.memory_kind, so it is in device memory}}
+  // expected-note @below {{path: argument #0 -> stablehlo.slice -> output 1}}
+  // expected-note @below {{'stablehlo.slice' of host memory stays in host memory: its result is also used by 'stablehlo.multiply', so XLA runs the slice as host compute instead of reading it into device memory}}
+  // expected-note @below {{fix (keep it in host memory): set mhlo.memory_kind = "pinned_host" on result 1}}
+  // expected-note @below {{fix (bring it back to device memory): move it back with 'annotate_device_placement' (_xla_buffer_placement = "device") on operand 1}}
   %1 = "stablehlo.slice"(%arg0) <{limit_indices = array<i64: 4>, start_indices = array<i64: 0>, strides = array<i64: 1>}> : (tensor<8xf32>) -> tensor<4xf32>
   // expected-error @below {{E1200: Tensor which is moved to host (starting from argument #0) is returned from the entry computation but the layout for this output is not set to host memory; output 2 has no mhlo.memory_kind, so it is in device memory}}
   // expected-note @below {{path: argument #0 -> stablehlo.slice -> stablehlo.multiply -> output 2}}

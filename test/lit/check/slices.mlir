@@ -1,0 +1,183 @@
+// RUN: offload-opt %s --split-input-file --host-offload-check -verify-diagnostics
+
+// XLA reads a slice of host memory into device memory when every way from
+// the slice's result through data movement ends at an output or a move to
+// device; reshape, transpose, optimization_barrier, calls and loop carries
+// move data. Each of these compiles on XLA:TPU (docs/differential.md).
+"builtin.module"() ({
+  "func.func"() <{arg_attrs = [{mhlo.memory_kind = "pinned_host"}], function_type = (tensor<8x4xf32>) -> (tensor<2x4xf32>, tensor<8xf32>, tensor<4x2xf32>, tensor<2x4xf32>, tensor<2x4xf32>), sym_name = "main"}> ({
+  ^bb0(%arg0: tensor<8x4xf32>):
+    %0 = "stablehlo.slice"(%arg0) <{limit_indices = array<i64: 2, 4>, start_indices = array<i64: 0, 0>, strides = array<i64: 1, 1>}> : (tensor<8x4xf32>) -> tensor<2x4xf32>
+    %1 = "stablehlo.optimization_barrier"(%0) : (tensor<2x4xf32>) -> tensor<2x4xf32>
+    %2 = "stablehlo.reshape"(%0) : (tensor<2x4xf32>) -> tensor<8xf32>
+    %3 = "stablehlo.transpose"(%0) <{permutation = array<i64: 1, 0>}> : (tensor<2x4xf32>) -> tensor<4x2xf32>
+    %4 = "func.call"(%0) <{callee = @identity}> : (tensor<2x4xf32>) -> tensor<2x4xf32>
+    %5 = "sdy.sharding_constraint"(%0) <{sharding = #sdy.sharding<@mesh, [{}, {}]>}> : (tensor<2x4xf32>) -> tensor<2x4xf32>
+    "func.return"(%1, %2, %3, %4, %5) : (tensor<2x4xf32>, tensor<8xf32>, tensor<4x2xf32>, tensor<2x4xf32>, tensor<2x4xf32>) -> ()
+  }) : () -> ()
+  "func.func"() <{function_type = (tensor<2x4xf32>) -> tensor<2x4xf32>, sym_name = "identity", sym_visibility = "private"}> ({
+  ^bb0(%arg0: tensor<2x4xf32>):
+    "func.return"(%arg0) : (tensor<2x4xf32>) -> ()
+  }) : () -> ()
+}) : () -> ()
+
+// -----
+
+// A dynamic_slice in a loop body, carried out of the loop.
+"func.func"() <{arg_attrs = [{mhlo.memory_kind = "pinned_host"}], function_type = (tensor<8xf32>) -> tensor<2xf32>, sym_name = "main"}> ({
+^bb0(%arg0: tensor<8xf32>):
+  %c = "stablehlo.constant"() <{value = dense<0> : tensor<i32>}> : () -> tensor<i32>
+  %init = "stablehlo.constant"() <{value = dense<0.0> : tensor<2xf32>}> : () -> tensor<2xf32>
+  %0:2 = "stablehlo.while"(%c, %init) ({
+  ^bb0(%i: tensor<i32>, %acc: tensor<2xf32>):
+    %p = "stablehlo.compare"(%i, %i) <{comparison_direction = #stablehlo<comparison_direction LT>}> : (tensor<i32>, tensor<i32>) -> tensor<i1>
+    "stablehlo.return"(%p) : (tensor<i1>) -> ()
+  }, {
+  ^bb0(%i: tensor<i32>, %acc: tensor<2xf32>):
+    %s = "stablehlo.dynamic_slice"(%arg0, %i) <{slice_sizes = array<i64: 2>}> : (tensor<8xf32>, tensor<i32>) -> tensor<2xf32>
+    "stablehlo.return"(%i, %s) : (tensor<i32>, tensor<2xf32>) -> ()
+  }) : (tensor<i32>, tensor<2xf32>) -> (tensor<i32>, tensor<2xf32>)
+  "func.return"(%0#1) : (tensor<2xf32>) -> ()
+}) : () -> ()
+
+// -----
+
+// A narrowing convert is hoisted above the slice by XLA's ConvertMover: the
+// convert computes on host memory, and the slice is then read into device.
+"func.func"() <{arg_attrs = [{mhlo.memory_kind = "pinned_host"}], function_type = (tensor<8xf32>) -> tensor<4xbf16>, sym_name = "main"}> ({
+^bb0(%arg0: tensor<8xf32>):
+  %0 = "stablehlo.slice"(%arg0) <{limit_indices = array<i64: 4>, start_indices = array<i64: 0>, strides = array<i64: 1>}> : (tensor<8xf32>) -> tensor<4xf32>
+  // expected-warning @below {{W1201: 'stablehlo.convert' computes on a tensor in host memory (moved to host starting from argument #0); XLA runs it as host compute and keeps its results in host memory}}
+  %1 = "stablehlo.convert"(%0) : (tensor<4xf32>) -> tensor<4xbf16>
+  "func.return"(%1) : (tensor<4xbf16>) -> ()
+}) : () -> ()
+
+// -----
+
+// A widening convert stays below the slice and computes on its result: the
+// slice becomes host compute and its result stays in host memory.
+"func.func"() <{arg_attrs = [{mhlo.memory_kind = "pinned_host"}], function_type = (tensor<8xbf16>) -> tensor<4xf32>, sym_name = "main"}> ({
+// expected-note @below {{in host memory from the start: argument #0 is declared mhlo.memory_kind = "pinned_host"}}
+^bb0(%arg0: tensor<8xbf16>):
+  %0 = "stablehlo.slice"(%arg0) <{limit_indices = array<i64: 4>, start_indices = array<i64: 0>, strides = array<i64: 1>}> : (tensor<8xbf16>) -> tensor<4xbf16>
+  // expected-error @below {{E1200: Tensor which is moved to host (starting from argument #0) is returned from the entry computation but the layout for this output is not set to host memory; output 0 has no mhlo.memory_kind, so it is in device memory}}
+  // expected-note @below {{path: argument #0 -> stablehlo.slice -> stablehlo.convert -> output 0}}
+  // expected-note @below {{fix (keep it in host memory)}}
+  // expected-note @below {{fix (bring it back to device memory)}}
+  // expected-warning @below {{W1201: 'stablehlo.convert' computes on a tensor in host memory}}
+  %1 = "stablehlo.convert"(%0) : (tensor<4xbf16>) -> tensor<4xf32>
+  "func.return"(%1) : (tensor<4xf32>) -> ()
+}) : () -> ()
+
+// -----
+
+// One compute use anywhere keeps the slice in host memory on every way out,
+// including the way through data movement only.
+"func.func"() <{arg_attrs = [{mhlo.memory_kind = "pinned_host"}], function_type = (tensor<8xf32>) -> (tensor<4xf32>, tensor<2x2xf32>), res_attrs = [{}, {mhlo.memory_kind = "pinned_host"}], sym_name = "main"}> ({
+// expected-note @below {{in host memory from the start: argument #0 is declared mhlo.memory_kind = "pinned_host"}}
+^bb0(%arg0: tensor<8xf32>):
+  // expected-note @below {{'stablehlo.slice' of host memory stays in host memory: its result is also used by 'stablehlo.negate', so XLA runs the slice as host compute instead of reading it into device memory}}
+  %0 = "stablehlo.slice"(%arg0) <{limit_indices = array<i64: 4>, start_indices = array<i64: 0>, strides = array<i64: 1>}> : (tensor<8xf32>) -> tensor<4xf32>
+  // expected-error @below {{E1200: Tensor which is moved to host (starting from argument #0) is returned from the entry computation but the layout for this output is not set to host memory; output 0 has no mhlo.memory_kind, so it is in device memory}}
+  // expected-note @below {{path: argument #0 -> stablehlo.slice -> stablehlo.optimization_barrier -> output 0}}
+  // expected-note @below {{fix (keep it in host memory)}}
+  // expected-note @below {{fix (bring it back to device memory)}}
+  %1 = "stablehlo.optimization_barrier"(%0) : (tensor<4xf32>) -> tensor<4xf32>
+  // expected-warning @below {{W1201: 'stablehlo.negate' computes on a tensor in host memory}}
+  %2 = "stablehlo.negate"(%0) : (tensor<4xf32>) -> tensor<4xf32>
+  %3 = "stablehlo.reshape"(%2) : (tensor<4xf32>) -> tensor<2x2xf32>
+  "func.return"(%1, %3) : (tensor<4xf32>, tensor<2x2xf32>) -> ()
+}) : () -> ()
+
+// -----
+
+// Slicing the result of a slice computes on it: the outer slice stays in host
+// memory, the inner one is read into device memory.
+"func.func"() <{arg_attrs = [{mhlo.memory_kind = "pinned_host"}], function_type = (tensor<8xf32>) -> (tensor<4xf32>, tensor<2xf32>), sym_name = "main"}> ({
+// expected-note @below {{in host memory from the start: argument #0 is declared mhlo.memory_kind = "pinned_host"}}
+^bb0(%arg0: tensor<8xf32>):
+  // expected-error @below {{E1200: Tensor which is moved to host (starting from argument #0) is returned from the entry computation but the layout for this output is not set to host memory; output 0 has no mhlo.memory_kind, so it is in device memory}}
+  // expected-note @below {{path: argument #0 -> stablehlo.slice -> output 0}}
+  // expected-note @below {{'stablehlo.slice' of host memory stays in host memory: its result is also used by 'stablehlo.slice', so XLA runs the slice as host compute instead of reading it into device memory}}
+  // expected-note @below {{fix (keep it in host memory)}}
+  // expected-note @below {{fix (bring it back to device memory)}}
+  %0 = "stablehlo.slice"(%arg0) <{limit_indices = array<i64: 4>, start_indices = array<i64: 0>, strides = array<i64: 1>}> : (tensor<8xf32>) -> tensor<4xf32>
+  %1 = "stablehlo.slice"(%0) <{limit_indices = array<i64: 2>, start_indices = array<i64: 0>, strides = array<i64: 1>}> : (tensor<4xf32>) -> tensor<2xf32>
+  "func.return"(%0, %1) : (tensor<4xf32>, tensor<2xf32>) -> ()
+}) : () -> ()
+
+// -----
+
+// A callee that computes on its argument makes the slice passed in at any
+// call site host compute; a callee that only passes it on does not.
+"builtin.module"() ({
+  "func.func"() <{arg_attrs = [{mhlo.memory_kind = "pinned_host"}], function_type = (tensor<8xf32>) -> (tensor<4xf32>, tensor<4xf32>, tensor<4xf32>), sym_name = "main"}> ({
+  // expected-note @below {{in host memory from the start: argument #0 is declared mhlo.memory_kind = "pinned_host"}}
+  ^bb0(%arg0: tensor<8xf32>):
+    // expected-error @below {{E1200: Tensor which is moved to host (starting from argument #0) is returned from the entry computation but the layout for this output is not set to host memory; output 0 has no mhlo.memory_kind, so it is in device memory}}
+    // expected-note @below {{path: argument #0 -> stablehlo.slice -> output 0}}
+    // expected-note @below {{'stablehlo.slice' of host memory stays in host memory: its result is also used by 'stablehlo.exponential', so XLA runs the slice as host compute instead of reading it into device memory}}
+    // expected-note @below {{fix (keep it in host memory)}}
+    // expected-note @below {{fix (bring it back to device memory)}}
+    %0 = "stablehlo.slice"(%arg0) <{limit_indices = array<i64: 4>, start_indices = array<i64: 0>, strides = array<i64: 1>}> : (tensor<8xf32>) -> tensor<4xf32>
+    %1 = "stablehlo.slice"(%arg0) <{limit_indices = array<i64: 8>, start_indices = array<i64: 4>, strides = array<i64: 1>}> : (tensor<8xf32>) -> tensor<4xf32>
+    %2 = "func.call"(%0) <{callee = @exp}> : (tensor<4xf32>) -> tensor<4xf32>
+    %3 = "func.call"(%1) <{callee = @pass}> : (tensor<4xf32>) -> tensor<4xf32>
+    "func.return"(%0, %1, %3) : (tensor<4xf32>, tensor<4xf32>, tensor<4xf32>) -> ()
+  }) : () -> ()
+  "func.func"() <{function_type = (tensor<4xf32>) -> tensor<4xf32>, sym_name = "exp", sym_visibility = "private"}> ({
+  ^bb0(%arg0: tensor<4xf32>):
+    // expected-warning @below {{W1201: 'stablehlo.exponential' computes on a tensor in host memory}}
+    %0 = "stablehlo.exponential"(%arg0) : (tensor<4xf32>) -> tensor<4xf32>
+    "func.return"(%0) : (tensor<4xf32>) -> ()
+  }) : () -> ()
+  "func.func"() <{function_type = (tensor<4xf32>) -> tensor<4xf32>, sym_name = "pass", sym_visibility = "private"}> ({
+  ^bb0(%arg0: tensor<4xf32>):
+    %0 = "stablehlo.optimization_barrier"(%arg0) : (tensor<4xf32>) -> tensor<4xf32>
+    "func.return"(%0) : (tensor<4xf32>) -> ()
+  }) : () -> ()
+}) : () -> ()
+
+// -----
+
+// A slice inside a callee, computed on by the caller after the return.
+"builtin.module"() ({
+  "func.func"() <{arg_attrs = [{mhlo.memory_kind = "pinned_host"}], function_type = (tensor<8xf32>) -> (tensor<4xf32>, tensor<4xf32>), sym_name = "main"}> ({
+  // expected-note @below {{in host memory from the start: argument #0 is declared mhlo.memory_kind = "pinned_host"}}
+  ^bb0(%arg0: tensor<8xf32>):
+    // expected-error @below {{output 0 has no mhlo.memory_kind}}
+    // expected-note @below {{path: argument #0 -> call @head -> stablehlo.slice -> return from @head -> output 0}}
+    // expected-note @below {{fix (keep it in host memory)}}
+    // expected-note @below {{fix (bring it back to device memory)}}
+    %0 = "func.call"(%arg0) <{callee = @head}> : (tensor<8xf32>) -> tensor<4xf32>
+    // expected-error @below {{output 1 has no mhlo.memory_kind}}
+    // expected-note @below {{path: argument #0 -> call @head -> stablehlo.slice -> return from @head -> stablehlo.abs -> output 1}}
+    // expected-note @below {{fix (keep it in host memory)}}
+    // expected-note @below {{fix (bring it back to device memory)}}
+    // expected-warning @below {{W1201: 'stablehlo.abs' computes on a tensor in host memory}}
+    %1 = "stablehlo.abs"(%0) : (tensor<4xf32>) -> tensor<4xf32>
+    "func.return"(%0, %1) : (tensor<4xf32>, tensor<4xf32>) -> ()
+  }) : () -> ()
+  "func.func"() <{function_type = (tensor<8xf32>) -> tensor<4xf32>, sym_name = "head", sym_visibility = "private"}> ({
+  ^bb0(%arg0: tensor<8xf32>):
+    // expected-note @below {{'stablehlo.slice' of host memory stays in host memory: its result is also used by 'stablehlo.abs'}}
+    %0 = "stablehlo.slice"(%arg0) <{limit_indices = array<i64: 4>, start_indices = array<i64: 0>, strides = array<i64: 1>}> : (tensor<8xf32>) -> tensor<4xf32>
+    "func.return"(%0) : (tensor<4xf32>) -> ()
+  }) : () -> ()
+}) : () -> ()
+
+// -----
+
+// Only operand 0 of a dynamic_slice is sliced; a host start index is
+// computed on.
+"func.func"() <{arg_attrs = [{}, {mhlo.memory_kind = "pinned_host"}], function_type = (tensor<8xf32>, tensor<i32>) -> tensor<2xf32>, sym_name = "main"}> ({
+// expected-note @below {{in host memory from the start: argument #1 is declared mhlo.memory_kind = "pinned_host"}}
+^bb0(%arg0: tensor<8xf32>, %arg1: tensor<i32>):
+  // expected-error @below {{E1200: Tensor which is moved to host (starting from argument #1) is returned from the entry computation but the layout for this output is not set to host memory; output 0 has no mhlo.memory_kind, so it is in device memory}}
+  // expected-note @below {{path: argument #1 -> stablehlo.dynamic_slice -> output 0}}
+  // expected-note @below {{fix (keep it in host memory)}}
+  // expected-note @below {{fix (bring it back to device memory)}}
+  // expected-warning @below {{W1201: 'stablehlo.dynamic_slice' computes on a tensor in host memory}}
+  %0 = "stablehlo.dynamic_slice"(%arg0, %arg1) <{slice_sizes = array<i64: 2>}> : (tensor<8xf32>, tensor<i32>) -> tensor<2xf32>
+  "func.return"(%0) : (tensor<2xf32>) -> ()
+}) : () -> ()
