@@ -1,7 +1,7 @@
 """The catalogue of JAX programs compared against XLA:TPU by ``run.py``.
 
-It extends the kinds of ``test/corpus/generate.py`` (every corpus program appears here under
-the same name) with more placements, loops, remat policies, pytrees and slices. Programs are
+The corpus programs are the ones ``test/corpus/generate.py`` selects from here by name; the
+others add more placements, loops, remat policies, pytrees and slices. Programs are
 built for one TPU device of a compile-only topology: call :func:`programs` with that device.
 No verdict is written here: XLA is the oracle.
 """
