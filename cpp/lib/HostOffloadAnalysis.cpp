@@ -84,7 +84,8 @@ struct OpNames {
         transpose(get(context, "stablehlo.transpose")),
         convert(get(context, "stablehlo.convert")),
         shardingConstraint(get(context, "sdy.sharding_constraint")),
-        call(get(context, "func.call")), funcReturn(get(context, "func.return")) {}
+        call(get(context, "func.call")),
+        funcReturn(get(context, "func.return")) {}
 
   static StringAttr get(MLIRContext *context, llvm::StringRef name) {
     return StringAttr::get(context, name);
@@ -133,10 +134,10 @@ CustomCallInfo classifyCustomCall(Operation *op) {
   if (info.target == "annotate_device_placement") {
     isAnnotation = true;
     auto frontendAttrs = op->getAttrOfType<DictionaryAttr>(kFrontendAttrs);
-    StringAttr placement =
-        frontendAttrs ? llvm::dyn_cast_or_null<StringAttr>(
-                            frontendAttrs.get(kPlacementAttr))
-                      : StringAttr();
+    StringAttr placement = frontendAttrs
+                               ? llvm::dyn_cast_or_null<StringAttr>(
+                                     frontendAttrs.get(kPlacementAttr))
+                               : StringAttr();
     info.placement = placement ? placement.getValue() : llvm::StringRef();
     if (info.placement == kPinnedHost || info.placement == kUnpinnedHost) {
       info.kind = CustomCallKind::MoveToHost;
@@ -159,8 +160,7 @@ CustomCallInfo classifyCustomCall(Operation *op) {
              info.target == "SPMDShardToFullShape") {
     info.kind = CustomCallKind::Sharding;
   }
-  if (isAnnotation &&
-      (op->getNumOperands() != 1 || op->getNumResults() != 1))
+  if (isAnnotation && (op->getNumOperands() != 1 || op->getNumResults() != 1))
     info.kind = CustomCallKind::MalformedAnnotation;
   return info;
 }
@@ -184,8 +184,8 @@ std::optional<int64_t> readOpaqueInteger(llvm::StringRef text,
 /// `output_operand_aliases`, if any.
 std::optional<unsigned> findAliasedResult(Operation *op,
                                           unsigned operandNumber) {
-  auto aliases = llvm::dyn_cast_or_null<ArrayAttr>(
-      op->getAttr("output_operand_aliases"));
+  auto aliases =
+      llvm::dyn_cast_or_null<ArrayAttr>(op->getAttr("output_operand_aliases"));
   if (!aliases)
     return std::nullopt;
   for (Attribute alias : aliases) {
@@ -221,8 +221,8 @@ bool isHostComputeCall(Operation *call) {
   auto frontendAttrs = call->getAttrOfType<DictionaryAttr>(kFrontendAttrs);
   if (!frontendAttrs)
     return false;
-  auto computeType =
-      llvm::dyn_cast_or_null<StringAttr>(frontendAttrs.get("_xla_compute_type"));
+  auto computeType = llvm::dyn_cast_or_null<StringAttr>(
+      frontendAttrs.get("_xla_compute_type"));
   return computeType && computeType.getValue() == "host";
 }
 
@@ -463,23 +463,37 @@ private:
 };
 
 /// How a node was reached from its parent.
-enum class StepKind { Start, Through, HostCompute, IntoCallee, OutOfCallee };
+enum class StepKind : uint8_t {
+  Start,
+  Through,
+  HostCompute,
+  IntoCallee,
+  OutOfCallee
+};
 
+/// A (value, tuple index path) in host memory. A million-op module can have
+/// a million nodes: the fields are ordered to fit 32 bytes.
 struct Node {
   Node(Value value, unsigned pathId) : value(value), pathId(pathId) {}
 
   Value value;
+  Operation *via = nullptr;
   unsigned pathId;
   /// The node this one was first reached from; -1 for a start.
   int parent = -1;
-  /// The node of the same value at another tuple index path; -1 if none.
-  int nextPath = -1;
-  Operation *via = nullptr;
-  StepKind step = StepKind::Start;
-  /// The value is the result of implicit host compute.
-  bool hostComputed = false;
   /// An id in the FactTable.
   unsigned facts = 0;
+  StepKind step = StepKind::Start;
+  /// The value is the first result of an op reported as implicit host
+  /// compute (W1201).
+  bool reportedHostCompute = false;
+};
+static_assert(sizeof(Node) <= 32, "a million nodes must stay small");
+
+/// The first ops computing on host memory from one start, and how many do.
+struct HostComputeOps {
+  llvm::SmallVector<Operation *, kHostComputeOpsShown + 1> shown;
+  size_t count = 0;
 };
 
 class Tracer {
@@ -511,9 +525,9 @@ private:
   //===--------------------------------------------------------------------===//
 
   void warn(FindingCode code, Location loc, const llvm::Twine &message) {
-    Finding finding{code, Severity::Warning, loc,
-                    (getFindingCodeName(code, options.strict) + ": " + message)
-                        .str()};
+    Finding finding{
+        code, Severity::Warning, loc,
+        (getFindingCodeName(code, options.strict) + ": " + message).str()};
     warnings.push_back(std::move(finding));
   }
 
@@ -582,7 +596,8 @@ private:
     std::string functionName = ("@" + entry.getSymName()).str();
     for (unsigned i = 0, e = entry.getNumArguments(); i < e; ++i) {
       DeclaredMemoryKind declared = argumentKind(i);
-      std::string what = "argument " + std::to_string(i) + " of " + functionName;
+      std::string what =
+          "argument " + std::to_string(i) + " of " + functionName;
       checkDeclaredKind(declared, what, argumentLoc(i));
       if (declared.kind == kUnpinnedHost) {
         warn(FindingCode::UnpinnedHostArgument, argumentLoc(i),
@@ -640,9 +655,11 @@ private:
     CustomCallInfo info = classifyCustomCall(op);
     if (info.kind == CustomCallKind::MalformedAnnotation) {
       warn(FindingCode::MalformedAnnotation, op->getLoc(),
-           "'" + info.target + "' takes exactly one operand and one result, "
-                "this one has " + llvm::Twine(op->getNumOperands()) +
-               " and " + llvm::Twine(op->getNumResults()) +
+           "'" + info.target +
+               "' takes exactly one operand and one result, "
+               "this one has " +
+               llvm::Twine(op->getNumOperands()) + " and " +
+               llvm::Twine(op->getNumResults()) +
                "; XLA fails on it with an internal error, and it is not "
                "traced");
       return;
@@ -665,9 +682,10 @@ private:
       warn(FindingCode::UnusedMoveToHost, op->getLoc(),
            "the result of this move to host is never used, so the offload "
            "does nothing");
-    std::string name = info.placement.empty()
-                           ? ("'" + info.target + "'").str()
-                           : ("'" + info.target + "' to " + info.placement).str();
+    std::string name =
+        info.placement.empty()
+            ? ("'" + info.target + "'").str()
+            : ("'" + info.target + "' to " + info.placement).str();
     std::string reason =
         info.placement.empty()
             ? ("custom call '" + info.target + "' moves the tensor to host")
@@ -711,19 +729,27 @@ private:
     // Other tuple index paths of the same value hang off its first node.
     unsigned id = it->second;
     while (true) {
-      Node &node = nodes[id];
-      if (node.pathId == pathId) {
+      if (nodes[id].pathId == pathId) {
         created = false;
         return id;
       }
-      if (node.nextPath < 0)
+      std::optional<unsigned> next = nextPathNode(id);
+      if (!next)
         break;
-      id = static_cast<unsigned>(node.nextPath);
+      id = *next;
     }
     unsigned newId = nodes.size();
-    nodes[id].nextPath = static_cast<int>(newId);
+    nextPathNodes[id] = newId;
     nodes.emplace_back(value, pathId);
     return newId;
+  }
+
+  /// The node of the same value at the next tuple index path, if any.
+  std::optional<unsigned> nextPathNode(unsigned id) const {
+    auto it = nextPathNodes.find(id);
+    if (it == nextPathNodes.end())
+      return std::nullopt;
+    return it->second;
   }
 
   void addStart(Value value, unsigned startIndex) {
@@ -766,8 +792,8 @@ private:
 
   /// Marks (value, pathId) as host, reached from node `from` through `via`,
   /// with the facts `facts` (those of `from` unless given).
-  void reach(Value value, unsigned pathId, unsigned from, Operation *via,
-             StepKind step, std::optional<unsigned> facts = std::nullopt) {
+  unsigned reach(Value value, unsigned pathId, unsigned from, Operation *via,
+                 StepKind step, std::optional<unsigned> facts = std::nullopt) {
     llvm::ArrayRef<int64_t> path = paths[pathId];
     llvm::ArrayRef<int64_t> valid = clampPath(value.getType(), path);
     if (valid.size() != path.size())
@@ -779,16 +805,18 @@ private:
       node.parent = static_cast<int>(from);
       node.via = via;
       node.step = step;
-      node.hostComputed = step == StepKind::HostCompute;
     }
     addFacts(id, facts.value_or(nodes[from].facts), created);
+    return id;
   }
 
-  void reachResult(Operation *op, unsigned resultNumber, unsigned pathId,
-                   unsigned from, StepKind step = StepKind::Through,
-                   std::optional<unsigned> facts = std::nullopt) {
-    if (resultNumber < op->getNumResults())
-      reach(op->getResult(resultNumber), pathId, from, op, step, facts);
+  std::optional<unsigned>
+  reachResult(Operation *op, unsigned resultNumber, unsigned pathId,
+              unsigned from, StepKind step = StepKind::Through,
+              std::optional<unsigned> facts = std::nullopt) {
+    if (resultNumber >= op->getNumResults())
+      return std::nullopt;
+    return reach(op->getResult(resultNumber), pathId, from, op, step, facts);
   }
 
   void reachBlockArgument(Operation *op, unsigned regionNumber,
@@ -894,10 +922,10 @@ private:
       return;
     }
     if (isMadeOfSlicesOnly(id) && isDataMovementAfterSlice(user)) {
+      std::optional<unsigned> result = reachResult(user, 0, 0, id);
       // The hoisted convert is host compute on the sliced tensor.
-      if (name == names.convert && hostComputeOps.insert(user).second)
-        hostComputeFindings.emplace_back(user, id);
-      reachResult(user, 0, 0, id);
+      if (name == names.convert)
+        recordHostCompute(user, id, result);
       return;
     }
     propagateThroughHostCompute(id, user);
@@ -976,17 +1004,16 @@ private:
         operand >= function.getNumArguments())
       return;
     reach(function.getArgument(operand), nodes[id].pathId, id, call,
-          StepKind::IntoCallee,
-          factTable.intoCallee(nodes[id].facts, operand));
+          StepKind::IntoCallee, factTable.intoCallee(nodes[id].facts, operand));
     // Returns already known to carry this argument now flow to this call.
     auto edges = returnEdges.find({function.getOperation(), operand});
     if (edges == returnEdges.end())
       return;
     for (auto [result, returnNode] : edges->second)
-      reachResult(call, result, nodes[returnNode].pathId, returnNode,
-                  StepKind::OutOfCallee,
-                  factTable.outOfCallee(nodes[returnNode].facts,
-                                        nodes[id].facts));
+      reachResult(
+          call, result, nodes[returnNode].pathId, returnNode,
+          StepKind::OutOfCallee,
+          factTable.outOfCallee(nodes[returnNode].facts, nodes[id].facts));
   }
 
   void propagateOutOfFunction(unsigned id, Operation *terminator,
@@ -1018,12 +1045,12 @@ private:
       for (unsigned origin : facts.origins) {
         if (origin >= call->getNumOperands())
           continue;
-        auto callerNode =
-            firstNodeOfValue.find(call->getOperand(origin).getAsOpaquePointer());
+        auto callerNode = firstNodeOfValue.find(
+            call->getOperand(origin).getAsOpaquePointer());
         if (callerNode != firstNodeOfValue.end())
           reachResult(call, operand, pathId, id, StepKind::OutOfCallee,
-                      factTable.outOfCallee(
-                          nodes[id].facts, nodes[callerNode->second].facts));
+                      factTable.outOfCallee(nodes[id].facts,
+                                            nodes[callerNode->second].facts));
       }
     }
   }
@@ -1052,11 +1079,35 @@ private:
 
   void propagateThroughHostCompute(unsigned id, Operation *op) {
     noteComputedOn(id, op);
-    if (!nodes[id].hostComputed && hostComputeOps.insert(op).second)
-      hostComputeFindings.emplace_back(op, id);
     unsigned facts = factTable.throughHostCompute(nodes[id].facts);
-    for (unsigned i = 0, e = op->getNumResults(); i < e; ++i)
-      reachResult(op, i, 0, id, StepKind::HostCompute, facts);
+    std::optional<unsigned> firstResult;
+    for (unsigned i = 0, e = op->getNumResults(); i < e; ++i) {
+      unsigned result =
+          reach(op->getResult(i), 0, id, op, StepKind::HostCompute, facts);
+      if (i == 0)
+        firstResult = result;
+    }
+    recordHostCompute(op, id, firstResult);
+  }
+
+  /// Records `op` for W1201 the first time host memory that no host compute
+  /// made (node `id`) enters it; `firstResult` is the node of its result 0.
+  void recordHostCompute(Operation *op, unsigned id,
+                         std::optional<unsigned> firstResult) {
+    if (nodes[id].step == StepKind::HostCompute)
+      return;
+    if (firstResult) {
+      if (nodes[*firstResult].reportedHostCompute)
+        return;
+      nodes[*firstResult].reportedHostCompute = true;
+    } else if (!resultlessHostComputeOps.insert(op).second) {
+      return;
+    }
+    HostComputeOps &group =
+        hostComputeByStart[factsOf(nodes[id]).starts.front()];
+    if (group.shown.size() <= kHostComputeOpsShown)
+      group.shown.push_back(op);
+    ++group.count;
   }
 
   //===--------------------------------------------------------------------===//
@@ -1095,7 +1146,8 @@ private:
     for (size_t i = 0; i < computedArguments.size(); ++i) {
       auto [function, argument] = computedArguments[i];
       Operation *use = computedArgumentUses[i];
-      auto it = callers.find(llvm::cast<func::FuncOp>(function).getSymNameAttr());
+      auto it =
+          callers.find(llvm::cast<func::FuncOp>(function).getSymNameAttr());
       if (it == callers.end())
         continue;
       for (Operation *call : it->second) {
@@ -1105,9 +1157,9 @@ private:
             call->getOperand(argument).getAsOpaquePointer());
         if (first == firstNodeOfValue.end())
           continue;
-        for (int node = static_cast<int>(first->second); node >= 0;
-             node = nodes[node].nextPath)
-          noteComputedOn(static_cast<unsigned>(node), use);
+        for (std::optional<unsigned> node = first->second; node;
+             node = nextPathNode(*node))
+          noteComputedOn(*node, use);
       }
     }
   }
@@ -1127,10 +1179,10 @@ private:
     auto first = firstNodeOfValue.find(value.getAsOpaquePointer());
     if (first == firstNodeOfValue.end())
       return std::nullopt;
-    for (int node = static_cast<int>(first->second); node >= 0;
-         node = nodes[node].nextPath)
-      if (isHost(static_cast<unsigned>(node)))
-        return static_cast<unsigned>(node);
+    for (std::optional<unsigned> node = first->second; node;
+         node = nextPathNode(*node))
+      if (isHost(*node))
+        return *node;
     return std::nullopt;
   }
 
@@ -1229,8 +1281,7 @@ private:
 
   void reportOutputs() {
     std::string functionName = ("@" + entry.getSymName()).str();
-    for (unsigned output = 0, e = entry.getNumResults(); output < e;
-         ++output) {
+    for (unsigned output = 0, e = entry.getNumResults(); output < e; ++output) {
       auto it = outputNodes.find(output);
       if (it == outputNodes.end())
         continue;
@@ -1241,11 +1292,11 @@ private:
       if (!hostNode)
         continue;
       const Node &node = nodes[*hostNode];
-      Operation *terminator = *llvm::find_if(node.value.getUsers(),
-                                            [&](Operation *user) {
-        return user->getName().getIdentifier() == names.funcReturn &&
-               user->getParentOp() == entry.getOperation();
-      });
+      Operation *terminator =
+          *llvm::find_if(node.value.getUsers(), [&](Operation *user) {
+            return user->getName().getIdentifier() == names.funcReturn &&
+                   user->getParentOp() == entry.getOperation();
+          });
       Location loc = returnedValueLoc(node.value, terminator);
       if (isRootSpecialCase(terminator, output)) {
         warn(FindingCode::RootMovedToHost, loc,
@@ -1355,9 +1406,8 @@ private:
 
     // Modules converted from HLO declare memory spaces and move with
     // MoveToDevice; the fixes speak their language.
-    std::string jaxOutput = finding.resultInfo.empty()
-                                ? outputName
-                                : quoted(finding.resultInfo);
+    std::string jaxOutput =
+        finding.resultInfo.empty() ? outputName : quoted(finding.resultInfo);
     Fix deviceFix{Fix::Strategy::Device,
                   (declared.fromModuleSpaces
                        ? std::string("move it back with custom call "
@@ -1378,18 +1428,18 @@ private:
                     "on a tuple-typed output: it cannot be kept in host "
                     "memory"});
     } else {
-      Fix hostFix{
-          Fix::Strategy::Host,
-          declared.fromModuleSpaces
-              ? "set memory space 5 for output " + std::to_string(output) +
-                    " in " + declared.source
-              : "set mhlo.memory_kind = \"pinned_host\" on result " +
-                    std::to_string(output) + " of " + functionName.str(),
-          "out_shardings=...with_memory_kind(\"pinned_host\") for " +
-              jaxOutput};
-      finding.notes.push_back({loc, "fix (keep it in host memory): " +
-                                        hostFix.moduleChange + "; in JAX: " +
-                                        hostFix.jaxChange});
+      Fix hostFix{Fix::Strategy::Host,
+                  declared.fromModuleSpaces
+                      ? "set memory space 5 for output " +
+                            std::to_string(output) + " in " + declared.source
+                      : "set mhlo.memory_kind = \"pinned_host\" on result " +
+                            std::to_string(output) + " of " +
+                            functionName.str(),
+                  "out_shardings=...with_memory_kind(\"pinned_host\") for " +
+                      jaxOutput};
+      finding.notes.push_back(
+          {loc, "fix (keep it in host memory): " + hostFix.moduleChange +
+                    "; in JAX: " + hostFix.jaxChange});
       finding.fixes.push_back(std::move(hostFix));
     }
     finding.notes.push_back({loc, "fix (bring it back to device memory): " +
@@ -1402,13 +1452,10 @@ private:
   /// One finding per start: a host tensor feeding a thousand device ops is
   /// one problem to fix, and a thousand diagnostics would bury it.
   void reportHostCompute() {
-    llvm::MapVector<unsigned, llvm::SmallVector<Operation *>> opsByStart;
-    for (auto [op, id] : hostComputeFindings)
-      opsByStart[factsOf(nodes[id]).starts.front()].push_back(op);
     FindingCode code = FindingCode::ImplicitHostCompute;
-    for (auto &[startIndex, ops] : opsByStart) {
+    for (auto &[startIndex, ops] : hostComputeByStart) {
       const TraceStart &start = report.starts[startIndex];
-      Operation *first = ops.front();
+      Operation *first = ops.shown.front();
       std::string message =
           (getFindingCodeName(code, options.strict) + ": '" +
            first->getName().getStringRef() +
@@ -1421,16 +1468,15 @@ private:
       Finding finding{code,
                       options.strict ? Severity::Error : Severity::Warning,
                       first->getLoc(), std::move(message)};
-      llvm::ArrayRef<Operation *> others = llvm::ArrayRef(ops).drop_front();
-      for (Operation *op : others.take_front(kHostComputeOpsShown))
+      for (Operation *op : llvm::ArrayRef(ops.shown).drop_front())
         finding.notes.push_back(
             {op->getLoc(), ("'" + op->getName().getStringRef() +
                             "' computes on host memory from the same start")
                                .str()});
-      if (others.size() > kHostComputeOpsShown)
+      if (ops.count > ops.shown.size())
         finding.notes.push_back(
             {first->getLoc(),
-             "and " + std::to_string(others.size() - kHostComputeOpsShown) +
+             "and " + std::to_string(ops.count - ops.shown.size()) +
                  " more ops compute on host memory from " + start.name});
       if (options.strict)
         report.findings.push_back(std::move(finding));
@@ -1449,8 +1495,10 @@ private:
 
   llvm::DenseMap<StringAttr, llvm::SmallVector<Operation *, 1>> callers;
   std::vector<Node> nodes;
-  /// The first node of each value; see Node::nextPath for the others.
+  /// The first node of each value, and the next node of the same value for
+  /// each node of a value traced at several tuple index paths.
   llvm::DenseMap<void *, unsigned> firstNodeOfValue;
+  llvm::DenseMap<unsigned, unsigned> nextPathNodes;
   std::vector<unsigned> queue;
   size_t queueHead = 0;
 
@@ -1465,7 +1513,12 @@ private:
       returnEdges;
   /// The first node reaching each output of the entry function.
   llvm::DenseMap<unsigned, unsigned> outputNodes;
-  llvm::DenseSet<Operation *> hostComputeOps;
+  /// Ops without results reported as implicit host compute (the others are
+  /// marked on the node of their first result).
+  llvm::DenseSet<Operation *> resultlessHostComputeOps;
+  /// The ops reported as implicit host compute, by the start whose host
+  /// memory they compute on.
+  llvm::MapVector<unsigned, HostComputeOps> hostComputeByStart;
 
   /// The slices reached, by id.
   llvm::DenseMap<Operation *, unsigned> sliceIds;
@@ -1478,7 +1531,6 @@ private:
   llvm::SetVector<std::pair<Operation *, unsigned>> computedArguments;
   std::vector<Operation *> computedArgumentUses;
   llvm::DenseMap<Block *, func::FuncOp> functionOfBlock;
-  std::vector<std::pair<Operation *, unsigned>> hostComputeFindings;
   std::vector<Finding> warnings;
 };
 

@@ -49,6 +49,9 @@ static void printVersion(llvm::raw_ostream &os) {
 }
 
 int main(int argc, char **argv) {
+  // A large model can produce tens of thousands of diagnostics; unbuffered,
+  // each would cost several system calls. raw_ostream flushes at exit.
+  llvm::errs().SetBuffered();
   mlir::DialectRegistry registry;
   registry.insert<mlir::func::FuncDialect>();
   hostoffload::registerHostOffloadPasses();
