@@ -3,6 +3,9 @@
 For every shape of ``generate.py`` and every size it reports, in one run:
 
 - parse and check time from ``offload-opt --mlir-timing`` (same process), and their ratio;
+- the check run a second time in the same pipeline: the first run also pays for the allocator
+  sorting the memory the parser freed (a parse-only run pays it when it prints), the second
+  shows the analysis alone;
 - the CPU time of a whole ``offload-opt --host-offload-check`` run over a parse-only run: this
   also counts work the check only moves (the allocator consolidating the parser's freed memory
   at the check's first large allocation instead of at exit);
@@ -10,11 +13,15 @@ For every shape of ``generate.py`` and every size it reports, in one run:
 - ``hostoffload`` from Python end to end (parse, check, report);
 - the Python baseline of ``baseline.py`` on the same module (sizes up to ``--baseline-max``),
   and how many times faster the C++ analysis is;
-- how check time grows from each size to the next.
+- how check time grows from each size to the next;
+- with ``--xla-python`` (a Python with jax and libtpu, see docs/differential.md), XLA:TPU's
+  compile time on the same module (sizes up to ``--xla-max``) and how many times sooner our
+  verdict (parse and check) is.
 
     python bench/run.py                        # 10k, 100k, 1M ops, every shape
     python bench/run.py --sizes 4000000 --shapes chain fanout
     python bench/run.py --smoke                # 2k ops, a few seconds
+    python bench/run.py --xla-python /work/oracle-venv/bin/python --sizes 10000,100000
 """
 
 from __future__ import annotations
@@ -36,6 +43,7 @@ sys.path.insert(0, str(BENCH_DIR))
 from generate import SHAPES, write_module  # noqa: E402
 
 TIMING_LINE = re.compile(r"^\s*([0-9.]+) \(\s*[0-9.]+%\)\s+(Parser|HostOffloadCheckPass)\s*$")
+WORKER = BENCH_DIR.parent / "tools" / "differential" / "worker.py"
 
 
 @dataclass(frozen=True)
@@ -45,6 +53,8 @@ class Measurement:
     parse_s: float
     check_s: float
     check_over_parse: float
+    check_again_s: float | None
+    again_over_parse: float | None
     cpu_run_ratio: float
     rss_parse_mb: float
     rss_check_mb: float
@@ -52,6 +62,10 @@ class Measurement:
     python_end_to_end_s: float
     baseline_s: float | None
     baseline_speedup: float | None
+    verdict_s: float
+    xla_s: float | None
+    xla_status: str | None
+    xla_speedup: float | None
 
 
 def run_measured(command: list[str]) -> tuple[str, float, float]:
@@ -68,12 +82,13 @@ def run_measured(command: list[str]) -> tuple[str, float, float]:
     return stderr, usage.ru_maxrss / 1024, usage.ru_utime + usage.ru_stime
 
 
-def timings(stderr: str) -> dict[str, float]:
-    found = {}
+def timings(stderr: str) -> dict[str, list[float]]:
+    """Seconds per timed step, in pipeline order (a pass run twice is listed twice)."""
+    found: dict[str, list[float]] = {}
     for line in stderr.splitlines():
         match = TIMING_LINE.match(line)
         if match:
-            found[match.group(2)] = float(match.group(1))
+            found.setdefault(match.group(2), []).append(float(match.group(1)))
     return found
 
 
@@ -111,28 +126,61 @@ def python_seconds(script: str, *args: str) -> float:
     return float(result.stdout.strip().splitlines()[-1])
 
 
-def measure(offload_opt: str, shape: str, ops: int, data: Path, baseline_max: int) -> Measurement:
+def xla_compile(xla_python: str, path: Path) -> tuple[float, str]:
+    """XLA:TPU's compile-only time on the module (libtpu, in its own process) and its status."""
+    result_path = path.with_suffix(".xla.json")
+    subprocess.run(
+        [xla_python, str(WORKER), "compile", "--module", str(path), "--result", str(result_path)],
+        check=True,
+        capture_output=True,
+        timeout=3600,
+    )
+    result = json.loads(result_path.read_text())
+    result_path.unlink()
+    return float(result["seconds"]), str(result["status"])
+
+
+def measure(
+    offload_opt: str,
+    shape: str,
+    ops: int,
+    data: Path,
+    baseline_max: int,
+    xla_python: str | None,
+    xla_max: int,
+) -> Measurement:
     path = data / f"{shape}-{ops}.mlir"
     if not path.exists():
         write_module(shape, ops, path)
-    check_err, rss_check, cpu_check = run_measured(
-        [offload_opt, str(path), "--host-offload-check", "--mlir-timing", "-o", "/dev/null"]
-    )
+    check = [offload_opt, str(path), "--host-offload-check"]
+    started = time.perf_counter()
+    check_err, rss_check, cpu_check = run_measured([*check, "--mlir-timing", "-o", "/dev/null"])
+    verdict_s = time.perf_counter() - started
     parse_err, rss_parse, cpu_parse = run_measured(
         [offload_opt, str(path), "--mlir-timing", "-o", "/dev/null"]
     )
-    check_times = timings(check_err)
-    parse_s = timings(parse_err)["Parser"]
-    check_s = check_times["HostOffloadCheckPass"]
+    twice_err, _, _ = run_measured(
+        [*check, "--host-offload-check", "--mlir-timing", "-o", "/dev/null"]
+    )
+    parse_s = timings(parse_err)["Parser"][0]
+    check_s = timings(check_err)["HostOffloadCheckPass"][0]
+    # A pass that reports an error ends the pipeline: no second run then.
+    check_runs = timings(twice_err)["HostOffloadCheckPass"]
+    check_again_s = check_runs[1] if len(check_runs) > 1 else None
     baseline_s = None
     if ops <= baseline_max:
         baseline_s = python_seconds(BASELINE, str(path), str(BENCH_DIR))
+    xla_s, xla_status = None, None
+    if xla_python and ops <= xla_max:
+        xla_s, xla_status = xla_compile(xla_python, path)
     return Measurement(
         shape=shape,
         ops=ops,
         parse_s=parse_s,
         check_s=check_s,
         check_over_parse=check_s / parse_s,
+        check_again_s=check_again_s,
+        again_over_parse=check_again_s / parse_s if check_again_s is not None else None,
         cpu_run_ratio=cpu_check / cpu_parse,
         rss_parse_mb=rss_parse,
         rss_check_mb=rss_check,
@@ -140,31 +188,40 @@ def measure(offload_opt: str, shape: str, ops: int, data: Path, baseline_max: in
         python_end_to_end_s=python_seconds(PYTHON_CHECK, str(path)),
         baseline_s=baseline_s,
         baseline_speedup=baseline_s / check_s if baseline_s is not None else None,
+        verdict_s=verdict_s,
+        xla_s=xla_s,
+        xla_status=xla_status,
+        xla_speedup=xla_s / verdict_s if xla_s is not None else None,
     )
 
 
 def table(measurements: list[Measurement]) -> str:
     lines = [
-        "| shape | ops | parse s | check s | check/parse | CPU run check/parse "
-        "| RSS check/parse | Python e2e s | baseline s | C++ speedup "
-        "| check time vs previous size |",
-        "|---|---|---|---|---|---|---|---|---|---|---|",
+        "| shape | ops | parse s | check s | check/parse | again s | again/parse "
+        "| CPU run check/parse | RSS check/parse | Python e2e s | baseline s | C++ speedup "
+        "| vs previous size (check, again) | offload-opt s | XLA:TPU s | XLA/ours |",
+        "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|",
     ]
     previous: dict[str, Measurement] = {}
     for m in measurements:
         before = previous.get(m.shape)
-        growth = (
-            f"{m.check_s / before.check_s:.1f}x for {m.ops / before.ops:.0f}x ops"
-            if before and before.check_s > 0
-            else ""
-        )
+        growth = ""
+        if before and before.check_s > 0:
+            growth = f"{m.check_s / before.check_s:.1f}x"
+            if m.check_again_s is not None and before.check_again_s:
+                growth += f", {m.check_again_s / before.check_again_s:.1f}x"
+            growth += f" for {m.ops / before.ops:.0f}x ops"
+        again = f"{m.check_again_s:.4f}" if m.check_again_s is not None else ""
+        again_ratio = f"{m.again_over_parse:.3f}" if m.again_over_parse is not None else ""
+        xla = f"{m.xla_s:.2f} ({m.xla_status})" if m.xla_s is not None else ""
+        xla_speedup = f"{m.xla_speedup:.0f}x" if m.xla_speedup is not None else ""
         baseline = f"{m.baseline_s:.3f}" if m.baseline_s is not None else ""
         speedup = f"{m.baseline_speedup:.0f}x" if m.baseline_speedup is not None else ""
         lines.append(
             f"| {m.shape} | {m.ops:,} | {m.parse_s:.3f} | {m.check_s:.4f} | "
-            f"{m.check_over_parse:.3f} | {m.cpu_run_ratio:.3f} | {m.rss_ratio:.3f} | "
-            f"{m.python_end_to_end_s:.3f} | "
-            f"{baseline} | {speedup} | {growth} |"
+            f"{m.check_over_parse:.3f} | {again} | {again_ratio} | "
+            f"{m.cpu_run_ratio:.3f} | {m.rss_ratio:.3f} | {m.python_end_to_end_s:.3f} | "
+            f"{baseline} | {speedup} | {growth} | {m.verdict_s:.2f} | {xla} | {xla_speedup} |"
         )
         previous[m.shape] = m
     return "\n".join(lines)
@@ -178,6 +235,8 @@ def main() -> None:
     parser.add_argument("--baseline-max", type=int, default=100_000)
     parser.add_argument("--json", type=Path, help="also write the measurements here")
     parser.add_argument("--smoke", action="store_true", help="2k ops per shape, quickly")
+    parser.add_argument("--xla-python", help="a Python with jax and libtpu: also time XLA:TPU")
+    parser.add_argument("--xla-max", type=int, default=100_000)
     args = parser.parse_args()
 
     offload_opt = shutil.which("offload-opt")
@@ -186,7 +245,15 @@ def main() -> None:
     sizes = [2000] if args.smoke else [int(size) for size in args.sizes.split(",")]
     started = time.perf_counter()
     measurements = [
-        measure(offload_opt, shape, ops, args.data, args.baseline_max)
+        measure(
+            offload_opt,
+            shape,
+            ops,
+            args.data,
+            args.baseline_max,
+            args.xla_python,
+            args.xla_max,
+        )
         for shape in args.shapes
         for ops in sizes
     ]
