@@ -1,7 +1,7 @@
 #loc1 = loc("x")
 "builtin.module"() <{sym_name = "jit_slice_returned_and_computed"}> ({
   "sdy.mesh"() <{mesh = #sdy.mesh<[]>, sym_name = "empty_mesh"}> {stablehlo.mesh = {axes = []}} : () -> () loc(#loc)
-  "func.func"() <{arg_attrs = [{mhlo.memory_kind = "pinned_host", sdy.sharding = #sdy.sharding<@empty_mesh, [{}]>}], function_type = (tensor<8xf32>) -> (tensor<4xf32>, tensor<4xf32>), res_attrs = [{jax.result_info = "result[0]", mhlo.memory_kind = "device"}, {jax.result_info = "result[1]", mhlo.memory_kind = "pinned_host"}], sym_name = "main", sym_visibility = "public"}> ({
+  "func.func"() <{arg_attrs = [{mhlo.memory_kind = "pinned_host", sdy.sharding = #sdy.sharding<@empty_mesh, [{}]>}], function_type = (tensor<8xf32>) -> (tensor<4xf32>, tensor<4xf32>), res_attrs = [{jax.result_info = "result[0]", mhlo.memory_kind = "pinned_host"}, {jax.result_info = "result[1]", mhlo.memory_kind = "pinned_host"}], sym_name = "main", sym_visibility = "public"}> ({
   ^bb0(%arg0: tensor<8xf32> loc("x")):
     %0 = "stablehlo.slice"(%arg0) <{limit_indices = array<i64: 6>, start_indices = array<i64: 2>, strides = array<i64: 1>}> : (tensor<8xf32>) -> tensor<4xf32> loc(#loc20)
     %1 = "stablehlo.constant"() <{value = dense<2.000000e+00> : tensor<f32>}> : () -> tensor<f32> loc(#loc18)
@@ -12,10 +12,10 @@
 }) {mhlo.num_partitions = 1 : i32, mhlo.num_replicas = 1 : i32} : () -> () loc(#loc)
 #loc = loc(unknown)
 #loc2 = loc("tools/differential/catalogue.py":452:8 to :14)
-#loc3 = loc("tools/differential/worker.py":114:11 to :81)
-#loc4 = loc("tools/differential/worker.py":153:36 to :58)
-#loc5 = loc("tools/differential/worker.py":237:13 to :33)
-#loc6 = loc("tools/differential/worker.py":242:4 to :10)
+#loc3 = loc("tools/differential/worker.py":116:11 to :81)
+#loc4 = loc("tools/differential/worker.py":155:36 to :58)
+#loc5 = loc("tools/differential/worker.py":239:13 to :33)
+#loc6 = loc("tools/differential/worker.py":244:4 to :10)
 #loc7 = loc("tools/differential/catalogue.py":453:14 to :21)
 #loc8 = loc("slice_returned_and_computed"(#loc2))
 #loc9 = loc("lower_program"(#loc3))

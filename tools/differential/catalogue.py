@@ -1166,4 +1166,57 @@ def programs(device: Any) -> list[Program]:
             "same, out_shardings host",
             {"out_shardings": p},
         ),
+        Program(
+            "slice_of_slice_both_returned",
+            slice_of_slice_both_returned,
+            (arg("pinned_host"),),
+            "a slice returned and sliced again, both returned",
+        ),
+        Program(
+            "slice_in_callee_computed_by_caller",
+            slice_in_callee_computed_by_caller,
+            (arg("pinned_host"),),
+            "a nested jit returns a slice; the caller returns it and multiplies it",
+        ),
+        Program(
+            "slice_written_into_device_buffer",
+            slice_written_into_device_buffer,
+            (arg("pinned_host"),),
+            "a slice returned and written into a device buffer (JAX emits a scatter)",
+        ),
+        Program(
+            "slice_of_slice_computed",
+            slice_of_slice_computed,
+            (arg("pinned_host"),),
+            "a slice returned, sliced again, and the inner slice multiplied",
+        ),
     ]
+
+
+# --- Programs added after the recorded run: below programs(), so that the locations recorded
+# in test/differential and test/corpus (lines of this file) stay where they are.
+
+
+def slice_of_slice_both_returned(x: jax.Array) -> tuple[jax.Array, jax.Array]:
+    s = x[2:6]
+    return s, s[1:3]
+
+
+@jax.jit
+def _head(x: jax.Array) -> jax.Array:
+    return x[0:4]
+
+
+def slice_in_callee_computed_by_caller(x: jax.Array) -> tuple[jax.Array, jax.Array]:
+    s = _head(x)
+    return s, s * 2.0
+
+
+def slice_written_into_device_buffer(x: jax.Array) -> tuple[jax.Array, jax.Array]:
+    s = x[0:2]
+    return s, jnp.zeros(VEC, F32).at[0:2].set(s)
+
+
+def slice_of_slice_computed(x: jax.Array) -> tuple[jax.Array, jax.Array]:
+    s = x[2:6]
+    return s, s[1:3] * 2.0

@@ -91,19 +91,26 @@
 
 // -----
 
-// Slicing the result of a slice computes on it: the outer slice stays in host
-// memory, the inner one is read into device memory.
-"func.func"() <{arg_attrs = [{mhlo.memory_kind = "pinned_host"}], function_type = (tensor<8xf32>) -> (tensor<4xf32>, tensor<2xf32>), sym_name = "main"}> ({
+// XLA folds a slice of a slice into one slice of the host tensor: the outer
+// slice stays a read into device memory, and computing on the inner one keeps
+// only the inner one in host memory.
+"func.func"() <{arg_attrs = [{mhlo.memory_kind = "pinned_host"}], function_type = (tensor<8xf32>) -> (tensor<4xf32>, tensor<2xf32>, tensor<2xf32>), sym_name = "main"}> ({
 // expected-note @below {{in host memory from the start: argument #0 is declared mhlo.memory_kind = "pinned_host"}}
 ^bb0(%arg0: tensor<8xf32>):
-  // expected-error @below {{E1200: Tensor which is moved to host (starting from argument #0) is returned from the entry computation but the layout for this output is not set to host memory; output 0 has no mhlo.memory_kind, so it is in device memory}}
-  // expected-note @below {{path: argument #0 -> stablehlo.slice -> output 0}}
-  // expected-note @below {{'stablehlo.slice' of host memory stays in host memory: its result is also used by 'stablehlo.slice', so XLA runs the slice as host compute instead of reading it into device memory}}
+  %0 = "stablehlo.slice"(%arg0) <{limit_indices = array<i64: 4>, start_indices = array<i64: 0>, strides = array<i64: 1>}> : (tensor<8xf32>) -> tensor<4xf32>
+  // expected-error @below {{E1200: Tensor which is moved to host (starting from argument #0) is returned from the entry computation but the layout for this output is not set to host memory; output 1 has no mhlo.memory_kind, so it is in device memory}}
+  // expected-note @below {{path: argument #0 -> stablehlo.slice -> stablehlo.slice -> output 1}}
+  // expected-note @below {{'stablehlo.slice' of host memory stays in host memory: its result is also used by 'stablehlo.negate', so XLA runs the slice as host compute instead of reading it into device memory}}
   // expected-note @below {{fix (keep it in host memory)}}
   // expected-note @below {{fix (bring it back to device memory)}}
-  %0 = "stablehlo.slice"(%arg0) <{limit_indices = array<i64: 4>, start_indices = array<i64: 0>, strides = array<i64: 1>}> : (tensor<8xf32>) -> tensor<4xf32>
   %1 = "stablehlo.slice"(%0) <{limit_indices = array<i64: 2>, start_indices = array<i64: 0>, strides = array<i64: 1>}> : (tensor<4xf32>) -> tensor<2xf32>
-  "func.return"(%0, %1) : (tensor<4xf32>, tensor<2xf32>) -> ()
+  // expected-error @below {{E1200: Tensor which is moved to host (starting from argument #0) is returned from the entry computation but the layout for this output is not set to host memory; output 2 has no mhlo.memory_kind, so it is in device memory}}
+  // expected-note @below {{path: argument #0 -> stablehlo.slice -> stablehlo.slice -> stablehlo.negate -> output 2}}
+  // expected-note @below {{fix (keep it in host memory)}}
+  // expected-note @below {{fix (bring it back to device memory)}}
+  // expected-warning @below {{W1201: 'stablehlo.negate' computes on a tensor in host memory}}
+  %2 = "stablehlo.negate"(%1) : (tensor<2xf32>) -> tensor<2xf32>
+  "func.return"(%0, %1, %2) : (tensor<4xf32>, tensor<2xf32>, tensor<2xf32>) -> ()
 }) : () -> ()
 
 // -----
