@@ -1190,6 +1190,18 @@ def programs(device: Any) -> list[Program]:
             (arg("pinned_host"),),
             "a slice returned, sliced again, and the inner slice multiplied",
         ),
+        Program(
+            "slice_written_into_device_arg",
+            slice_written_into_device_arg,
+            (arg("pinned_host"), arg("device")),
+            "a slice returned and written into a device argument (JAX emits a scatter)",
+        ),
+        Program(
+            "slice_dynamic_update_into_device_arg",
+            slice_dynamic_update_into_device_arg,
+            (arg("pinned_host"), arg("device"), arg("device", *i32)),
+            "a slice returned and written into a device argument with dynamic_update_slice",
+        ),
     ]
 
 
@@ -1220,3 +1232,15 @@ def slice_written_into_device_buffer(x: jax.Array) -> tuple[jax.Array, jax.Array
 def slice_of_slice_computed(x: jax.Array) -> tuple[jax.Array, jax.Array]:
     s = x[2:6]
     return s, s[1:3] * 2.0
+
+
+def slice_written_into_device_arg(x: jax.Array, y: jax.Array) -> tuple[jax.Array, jax.Array]:
+    s = x[0:2]
+    return s, y.at[0:2].set(s)
+
+
+def slice_dynamic_update_into_device_arg(
+    x: jax.Array, y: jax.Array, i: jax.Array
+) -> tuple[jax.Array, jax.Array]:
+    s = x[0:2]
+    return s, lax.dynamic_update_slice(y, s, (i,))
