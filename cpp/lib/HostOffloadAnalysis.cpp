@@ -29,7 +29,6 @@
 #include "llvm/ADT/DenseSet.h"
 #include "llvm/ADT/MapVector.h"
 #include "llvm/ADT/STLExtras.h"
-#include "llvm/ADT/SetVector.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/Allocator.h"
 #include "llvm/Support/JSON.h"
@@ -635,13 +634,16 @@ private:
   }
 
   /// Records the callers of every function and returns the custom calls in
-  /// program order.
+  /// program order. Host compute calls (compute_on("device_host")) consume
+  /// host memory: they are no callers for the walk.
   llvm::SmallVector<Operation *> collectOps() {
     llvm::SmallVector<Operation *> customCalls;
     module.walk<WalkOrder::PreOrder>([&](Operation *op) {
       StringAttr name = op->getName().getIdentifier();
       if (name == names.call) {
-        if (auto callee = op->getAttrOfType<FlatSymbolRefAttr>("callee"))
+        if (isHostComputeCall(op))
+          hostComputeCalls.insert(op);
+        else if (FlatSymbolRefAttr callee = getCallee(op))
           callers[callee.getAttr()].push_back(op);
         return;
       }
@@ -995,14 +997,18 @@ private:
     propagateThroughHostCompute(id, parent);
   }
 
+  static FlatSymbolRefAttr getCallee(Operation *call) {
+    auto callOp = llvm::dyn_cast<func::CallOp>(call);
+    return callOp ? callOp.getCalleeAttr() : FlatSymbolRefAttr();
+  }
+
   void propagateIntoCallee(unsigned id, Operation *call, unsigned operand) {
-    // Host compute (compute_on("device_host")) consumes host memory.
-    if (isHostComputeCall(call))
+    if (hostComputeCalls.contains(call))
       return;
-    auto callee = call->getAttrOfType<FlatSymbolRefAttr>("callee");
+    FlatSymbolRefAttr callee = getCallee(call);
     if (!callee)
       return;
-    auto function = symbolTable.lookup<func::FuncOp>(callee.getValue());
+    auto function = symbolTable.lookup<func::FuncOp>(callee.getAttr());
     if (!function || function.isExternal() ||
         operand >= function.getNumArguments())
       return;
@@ -1039,8 +1045,6 @@ private:
         edges.push_back(edge);
     }
     for (Operation *call : it->second) {
-      if (isHostComputeCall(call))
-        continue;
       if (facts.global) {
         reachResult(call, operand, pathId, id, StepKind::OutOfCallee);
         continue;
@@ -1132,37 +1136,43 @@ private:
     const Facts &facts = factsOf(nodes[id]);
     for (unsigned slice : facts.slices)
       computedSlices.try_emplace(slice, op);
-    if (facts.origins.empty())
-      return;
-    Block *block = nodes[id].value.getParentBlock();
-    auto [it, inserted] = functionOfBlock.try_emplace(block);
-    if (inserted)
-      it->second = block->getParent()->getParentOfType<func::FuncOp>();
-    if (!it->second)
-      return;
-    for (unsigned origin : facts.origins)
-      if (computedArguments.insert({it->second.getOperation(), origin}))
-        computedArgumentUses.push_back(op);
+    if (!facts.origins.empty())
+      computedOnInCallees.push_back({id, op});
   }
 
   void markSlicesComputedInCallees() {
-    for (size_t i = 0; i < computedArguments.size(); ++i) {
-      auto [function, argument] = computedArguments[i];
-      Operation *use = computedArgumentUses[i];
-      auto it =
-          callers.find(llvm::cast<func::FuncOp>(function).getSymNameAttr());
+    // Without a slice there is nothing to mark, and a module with thousands
+    // of call sites would pay for walking them again.
+    if (sliceOps.empty())
+      return;
+    llvm::DenseMap<Block *, func::FuncOp> functionOfBlock;
+    llvm::DenseSet<std::pair<Operation *, unsigned>> markedArguments;
+    for (size_t i = 0; i < computedOnInCallees.size(); ++i) {
+      auto [id, use] = computedOnInCallees[i];
+      Block *block = nodes[id].value.getParentBlock();
+      auto [known, inserted] = functionOfBlock.try_emplace(block);
+      if (inserted)
+        known->second = block->getParent()->getParentOfType<func::FuncOp>();
+      func::FuncOp function = known->second;
+      if (!function)
+        continue;
+      auto it = callers.find(function.getSymNameAttr());
       if (it == callers.end())
         continue;
-      for (Operation *call : it->second) {
-        if (isHostComputeCall(call) || argument >= call->getNumOperands())
+      for (unsigned origin : factsOf(nodes[id]).origins) {
+        if (!markedArguments.insert({function.getOperation(), origin}).second)
           continue;
-        auto first = firstNodeOfValue.find(
-            call->getOperand(argument).getAsOpaquePointer());
-        if (first == firstNodeOfValue.end())
-          continue;
-        for (std::optional<unsigned> node = first->second; node;
-             node = nextPathNode(*node))
-          noteComputedOn(*node, use);
+        for (Operation *call : it->second) {
+          if (origin >= call->getNumOperands())
+            continue;
+          auto first = firstNodeOfValue.find(
+              call->getOperand(origin).getAsOpaquePointer());
+          if (first == firstNodeOfValue.end())
+            continue;
+          for (std::optional<unsigned> node = first->second; node;
+               node = nextPathNode(*node))
+            noteComputedOn(*node, use);
+        }
       }
     }
   }
@@ -1198,11 +1208,11 @@ private:
     case StepKind::Start:
       return report.starts[factsOf(node).starts.front()].name;
     case StepKind::IntoCallee:
-      if (auto callee = node.via->getAttrOfType<FlatSymbolRefAttr>("callee"))
+      if (FlatSymbolRefAttr callee = getCallee(node.via))
         return ("call @" + callee.getValue()).str();
       return "func.call";
     case StepKind::OutOfCallee:
-      if (auto callee = node.via->getAttrOfType<FlatSymbolRefAttr>("callee"))
+      if (FlatSymbolRefAttr callee = getCallee(node.via))
         return ("return from @" + callee.getValue()).str();
       return "func.return";
     case StepKind::Through:
@@ -1497,6 +1507,7 @@ private:
   FactTable factTable;
 
   llvm::DenseMap<StringAttr, llvm::SmallVector<Operation *, 1>> callers;
+  llvm::DenseSet<Operation *> hostComputeCalls;
   std::vector<Node> nodes;
   /// The first node of each value, and the next node of the same value for
   /// each node of a value traced at several tuple index paths.
@@ -1529,11 +1540,9 @@ private:
   /// Slices XLA turns into host compute, with the first op computing on
   /// their result.
   llvm::DenseMap<unsigned, Operation *> computedSlices;
-  /// (function, argument) pairs computed on inside the function, with the
-  /// op that does it in computedArgumentUses.
-  llvm::SetVector<std::pair<Operation *, unsigned>> computedArguments;
-  std::vector<Operation *> computedArgumentUses;
-  llvm::DenseMap<Block *, func::FuncOp> functionOfBlock;
+  /// Nodes inside a function that host memory reached through its arguments
+  /// and that are computed on, with the op that does it.
+  std::vector<std::pair<unsigned, Operation *>> computedOnInCallees;
   std::vector<Finding> warnings;
 };
 
