@@ -310,15 +310,22 @@ def rewire(rng: random.Random, text: str, _: Sequence[str]) -> str:
     return text[: use.start()] + rng.choice(names) + text[use.end() :]
 
 
-def region_empty(rng: random.Random, text: str, _: Sequence[str]) -> str:
-    """Empties a region: ``({ ... })`` becomes ``({})`` (or loses its blocks' arguments)."""
+def _random_region(rng: random.Random, text: str) -> tuple[int, int] | None:
+    """The offsets of the ``(`` and ``)`` around a random op's regions ``({ ... })``."""
     starts = [m.start() for m in re.finditer(r"\(\{", text)]
     if not starts:
-        return text
+        return None
     start = rng.choice(starts)
     end = _matching_close(text, start)
-    if end is None:
+    return None if end is None else (start, end)
+
+
+def region_empty(rng: random.Random, text: str, _: Sequence[str]) -> str:
+    """Empties a region: ``({ ... })`` becomes ``({})`` (or loses its blocks' arguments)."""
+    region = _random_region(rng, text)
+    if region is None:
         return text
+    start, end = region
     if rng.random() < 0.5:
         return text[:start] + "({})" + text[end + 1 :]
     body = re.sub(r"\^bb\d+\([^)]*\):", "^bb0:", text[start : end + 1], count=1)
@@ -327,13 +334,10 @@ def region_empty(rng: random.Random, text: str, _: Sequence[str]) -> str:
 
 def region_duplicate(rng: random.Random, text: str, _: Sequence[str]) -> str:
     """Gives an op one more region, a copy of one it has, or drops one of several."""
-    starts = [m.start() for m in re.finditer(r"\(\{", text)]
-    if not starts:
+    region = _random_region(rng, text)
+    if region is None:
         return text
-    start = rng.choice(starts)
-    end = _matching_close(text, start)
-    if end is None:
-        return text
+    start, end = region
     regions = text[start + 1 : end]
     if rng.random() < 0.5:
         return text[: start + 1] + regions + ", " + regions + text[end:]
