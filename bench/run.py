@@ -44,6 +44,7 @@ from generate import SHAPES, write_module  # noqa: E402
 
 TIMING_LINE = re.compile(r"^\s*([0-9.]+) \(\s*[0-9.]+%\)\s+(Parser|HostOffloadCheckPass)\s*$")
 WORKER = BENCH_DIR.parent / "tools" / "differential" / "worker.py"
+XLA_TIMEOUT_S = 1800
 
 
 @dataclass(frozen=True)
@@ -126,15 +127,21 @@ def python_seconds(script: str, *args: str) -> float:
     return float(result.stdout.strip().splitlines()[-1])
 
 
-def xla_compile(xla_python: str, path: Path) -> tuple[float, str]:
-    """XLA:TPU's compile-only time on the module (libtpu, in its own process) and its status."""
+def xla_compile(xla_python: str, path: Path) -> tuple[float | None, str]:
+    """XLA:TPU's compile-only time on the module (libtpu, in its own process) and its status;
+    no time when libtpu crashes or runs out of time."""
     result_path = path.with_suffix(".xla.json")
-    subprocess.run(
-        [xla_python, str(WORKER), "compile", "--module", str(path), "--result", str(result_path)],
-        check=True,
-        capture_output=True,
-        timeout=3600,
-    )
+    try:
+        process = subprocess.run(
+            [xla_python, str(WORKER), "compile", "--module", str(path)]
+            + ["--result", str(result_path)],
+            capture_output=True,
+            timeout=XLA_TIMEOUT_S,
+        )
+    except subprocess.TimeoutExpired:
+        return None, f"timeout after {XLA_TIMEOUT_S} s"
+    if process.returncode != 0:
+        return None, f"crash (exit {process.returncode})"
     result = json.loads(result_path.read_text())
     result_path.unlink()
     return float(result["seconds"]), str(result["status"])
@@ -213,7 +220,9 @@ def table(measurements: list[Measurement]) -> str:
             growth += f" for {m.ops / before.ops:.0f}x ops"
         again = f"{m.check_again_s:.4f}" if m.check_again_s is not None else ""
         again_ratio = f"{m.again_over_parse:.3f}" if m.again_over_parse is not None else ""
-        xla = f"{m.xla_s:.2f} ({m.xla_status})" if m.xla_s is not None else ""
+        xla = m.xla_status or ""
+        if m.xla_s is not None:
+            xla = f"{m.xla_s:.2f} ({m.xla_status})"
         xla_speedup = f"{m.xla_speedup:.0f}x" if m.xla_speedup is not None else ""
         baseline = f"{m.baseline_s:.3f}" if m.baseline_s is not None else ""
         speedup = f"{m.baseline_speedup:.0f}x" if m.baseline_speedup is not None else ""

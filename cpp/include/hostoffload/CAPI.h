@@ -24,9 +24,9 @@ MLIR_CAPI_EXPORTED void hostoffloadRegisterPasses(void);
 /// determined, the object has an "errors" list with the located errors and
 /// the result is failure; diagnostics are then not sent to the context's
 /// handlers.
-MLIR_CAPI_EXPORTED MlirLogicalResult hostoffloadAnalyzeToJson(
-    MlirOperation module, MlirStringRef entry, bool strict,
-    MlirStringCallback callback, void *userData);
+MLIR_CAPI_EXPORTED MlirLogicalResult
+hostoffloadAnalyzeToJson(MlirOperation module, MlirStringRef entry, bool strict,
+                         MlirStringCallback callback, void *userData);
 
 /// Parses `text` (MLIR assembly or bytecode, named "-" in locations) into a
 /// new builtin.module of `context`, and verifies it. On failure, returns a null

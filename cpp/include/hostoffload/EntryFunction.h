@@ -14,8 +14,8 @@ namespace hostoffload {
 /// `@main`, else the only public function. Emits a located error on `module`
 /// and fails when there is no such function, when the choice is ambiguous, or
 /// when the chosen function has no body.
-mlir::FailureOr<mlir::func::FuncOp> findEntryFunction(mlir::ModuleOp module,
-                                                      llvm::StringRef entryName);
+mlir::FailureOr<mlir::func::FuncOp>
+findEntryFunction(mlir::ModuleOp module, llvm::StringRef entryName);
 
 } // namespace hostoffload
 

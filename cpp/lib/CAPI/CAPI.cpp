@@ -106,8 +106,8 @@ void writeStart(llvm::json::OStream &json,
   });
 }
 
-void writeFinding(llvm::json::OStream &json, const hostoffload::Finding &finding,
-                  bool strict) {
+void writeFinding(llvm::json::OStream &json,
+                  const hostoffload::Finding &finding, bool strict) {
   json.object([&] {
     json.attribute("code",
                    hostoffload::getFindingCodeName(finding.code, strict));
@@ -153,9 +153,10 @@ void writeFinding(llvm::json::OStream &json, const hostoffload::Finding &finding
     json.attributeArray("fixes", [&] {
       for (const hostoffload::Fix &fix : finding.fixes)
         json.object([&] {
-          json.attribute("strategy", fix.strategy == hostoffload::Fix::Strategy::Host
-                                         ? "host"
-                                         : "device");
+          json.attribute("strategy",
+                         fix.strategy == hostoffload::Fix::Strategy::Host
+                             ? "host"
+                             : "device");
           json.attribute("module_change",
                          hostoffload::toValidUTF8(fix.moduleChange));
           json.attribute("jax_change", hostoffload::toValidUTF8(fix.jaxChange));
@@ -189,7 +190,9 @@ void writeErrors(llvm::json::OStream &json,
 
 } // namespace
 
-void hostoffloadRegisterPasses(void) { hostoffload::registerHostOffloadPasses(); }
+void hostoffloadRegisterPasses(void) {
+  hostoffload::registerHostOffloadPasses();
+}
 
 MlirModule hostoffloadParseModule(MlirContext context, MlirStringRef text,
                                   MlirStringCallback callback, void *userData) {
