@@ -500,7 +500,8 @@ public:
   Tracer(ModuleOp module, func::FuncOp entry, const HostOffloadOptions &options,
          HostOffloadReport &report)
       : module(module), entry(entry), options(options), report(report),
-        names(module.getContext()), symbolTable(module) {
+        names(module.getContext()), symbolTable(module),
+        outputNodes(entry.getNumResults(), -1) {
     paths.emplace_back();
     pathIds[llvm::ArrayRef<int64_t>()] = 0;
   }
@@ -1030,8 +1031,9 @@ private:
     auto function = terminator->getParentOfType<func::FuncOp>();
     if (!function)
       return;
-    if (function == entry)
-      outputNodes.try_emplace(operand, id);
+    if (function == entry && operand < outputNodes.size() &&
+        outputNodes[operand] < 0)
+      outputNodes[operand] = static_cast<int>(id);
     auto it = callers.find(function.getSymNameAttr());
     if (it == callers.end())
       return;
@@ -1293,18 +1295,24 @@ private:
   }
 
   void reportOutputs() {
-    std::string functionName = ("@" + entry.getSymName()).str();
-    for (unsigned output = 0, e = entry.getNumResults(); output < e; ++output) {
-      auto it = outputNodes.find(output);
-      if (it == outputNodes.end())
+    // Findings are large: count them first so that the vector never moves
+    // the ones already built (thousands of outputs can fail).
+    llvm::SmallVector<std::tuple<unsigned, unsigned, DeclaredMemoryKind>>
+        hostOutputs;
+    for (unsigned output = 0, e = outputNodes.size(); output < e; ++output) {
+      if (outputNodes[output] < 0)
         continue;
       DeclaredMemoryKind declared = resultKind(output);
       if (declared.kind == kPinnedHost)
         continue;
-      std::optional<unsigned> hostNode = findHostNode(nodes[it->second].value);
-      if (!hostNode)
-        continue;
-      const Node &node = nodes[*hostNode];
+      if (std::optional<unsigned> hostNode =
+              findHostNode(nodes[outputNodes[output]].value))
+        hostOutputs.emplace_back(output, *hostNode, std::move(declared));
+    }
+    report.findings.reserve(report.findings.size() + hostOutputs.size());
+    std::string functionName = ("@" + entry.getSymName()).str();
+    for (auto &[output, hostNode, declared] : hostOutputs) {
+      const Node &node = nodes[hostNode];
       Operation *terminator =
           *llvm::find_if(node.value.getUsers(), [&](Operation *user) {
             return user->getName().getIdentifier() == names.funcReturn &&
@@ -1321,7 +1329,7 @@ private:
         continue;
       }
       report.findings.push_back(
-          buildMismatch(node, *hostNode, output, declared, loc, functionName));
+          buildMismatch(node, hostNode, output, declared, loc, functionName));
     }
   }
 
@@ -1525,8 +1533,8 @@ private:
   llvm::DenseMap<std::pair<Operation *, unsigned>,
                  llvm::SmallVector<std::pair<unsigned, unsigned>, 1>>
       returnEdges;
-  /// The first node reaching each output of the entry function.
-  llvm::DenseMap<unsigned, unsigned> outputNodes;
+  /// The first node reaching each output of the entry function; -1 if none.
+  std::vector<int> outputNodes;
   /// Ops without results reported as implicit host compute (the others are
   /// marked on the node of their first result).
   llvm::DenseSet<Operation *> resultlessHostComputeOps;
