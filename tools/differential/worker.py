@@ -187,7 +187,9 @@ def do_compile(args: argparse.Namespace) -> dict[str, Any]:
     device = tpu_device(args.topology)
     text = Path(args.module).read_text()
     with jax_mlir.make_ir_context():
+        parse_start = time.perf_counter()
         module = jax_mlir.ir.Module.parse(text)
+        parse_seconds = time.perf_counter() - parse_start
         options = compiler.get_compile_options(
             num_replicas=1,
             num_partitions=1,
@@ -205,7 +207,12 @@ def do_compile(args: argparse.Namespace) -> dict[str, Any]:
         except Exception as caught:
             error = caught
         seconds = time.perf_counter() - start
-    return {**verdict(error), "seconds": round(seconds, 3), "max_rss_mb": peak_rss_mb()}
+    return {
+        **verdict(error),
+        "seconds": round(seconds, 3),
+        "parse_seconds": round(parse_seconds, 3),
+        "max_rss_mb": peak_rss_mb(),
+    }
 
 
 def do_jit(args: argparse.Namespace) -> dict[str, Any]:
