@@ -34,6 +34,7 @@
 #include "llvm/Support/JSON.h"
 #include "llvm/Support/raw_ostream.h"
 
+#include <iterator>
 #include <map>
 
 using namespace mlir;
@@ -516,7 +517,9 @@ public:
     markSlicesComputedInCallees();
     reportOutputs();
     reportHostCompute();
-    llvm::append_range(report.findings, warnings);
+    report.findings.insert(report.findings.end(),
+                           std::make_move_iterator(warnings.begin()),
+                           std::make_move_iterator(warnings.end()));
   }
 
 private:
@@ -1295,8 +1298,8 @@ private:
   }
 
   void reportOutputs() {
-    // Findings are large: count them first so that the vector never moves
-    // the ones already built (thousands of outputs can fail).
+    // Findings are large, and std::vector copies them when it grows (their
+    // move may throw): count them first, the warnings that follow too.
     llvm::SmallVector<std::tuple<unsigned, unsigned, DeclaredMemoryKind>>
         hostOutputs;
     for (unsigned output = 0, e = outputNodes.size(); output < e; ++output) {
@@ -1309,7 +1312,8 @@ private:
               findHostNode(nodes[outputNodes[output]].value))
         hostOutputs.emplace_back(output, *hostNode, std::move(declared));
     }
-    report.findings.reserve(report.findings.size() + hostOutputs.size());
+    report.findings.reserve(report.findings.size() + hostOutputs.size() +
+                            hostComputeByStart.size() + warnings.size() + 1);
     std::string functionName = ("@" + entry.getSymName()).str();
     for (auto &[output, hostNode, declared] : hostOutputs) {
       const Node &node = nodes[hostNode];

@@ -1202,6 +1202,18 @@ def programs(device: Any) -> list[Program]:
             (arg("pinned_host"), arg("device"), arg("device", *i32)),
             "a slice returned and written into a device argument with dynamic_update_slice",
         ),
+        Program(
+            "slice_dynamic_update_into_zeros",
+            slice_dynamic_update_into_zeros,
+            (arg("pinned_host"), arg("device", *i32)),
+            "a slice returned and written into zeros with dynamic_update_slice",
+        ),
+        Program(
+            "slice_written_into_ones",
+            slice_written_into_ones,
+            (arg("pinned_host"),),
+            "a slice returned and written into ones (JAX emits a scatter)",
+        ),
     ]
 
 
@@ -1244,3 +1256,13 @@ def slice_dynamic_update_into_device_arg(
 ) -> tuple[jax.Array, jax.Array]:
     s = x[0:2]
     return s, lax.dynamic_update_slice(y, s, (i,))
+
+
+def slice_dynamic_update_into_zeros(x: jax.Array, i: jax.Array) -> tuple[jax.Array, jax.Array]:
+    s = x[0:2]
+    return s, lax.dynamic_update_slice(jnp.zeros(VEC, F32), s, (i,))
+
+
+def slice_written_into_ones(x: jax.Array) -> tuple[jax.Array, jax.Array]:
+    s = x[0:2]
+    return s, jnp.ones(VEC, F32).at[0:2].set(s)
