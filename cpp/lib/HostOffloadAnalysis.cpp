@@ -82,6 +82,8 @@ struct OpNames {
         reshape(get(context, "stablehlo.reshape")),
         broadcastInDim(get(context, "stablehlo.broadcast_in_dim")),
         transpose(get(context, "stablehlo.transpose")),
+        scatter(get(context, "stablehlo.scatter")),
+        constant(get(context, "stablehlo.constant")),
         convert(get(context, "stablehlo.convert")),
         shardingConstraint(get(context, "sdy.sharding_constraint")),
         call(get(context, "func.call")),
@@ -93,8 +95,8 @@ struct OpNames {
 
   StringAttr customCall, tuple, getTupleElement, optimizationBarrier, whileOp,
       ifOp, caseOp, regionReturn, dynamicSlice, slice, dynamicUpdateSlice,
-      reshape, broadcastInDim, transpose, convert, shardingConstraint, call,
-      funcReturn;
+      reshape, broadcastInDim, transpose, scatter, constant, convert,
+      shardingConstraint, call, funcReturn;
 };
 
 /// What a `stablehlo.custom_call` does to host memory.
@@ -930,6 +932,16 @@ private:
       reachResult(user, 0, 0, id);
       return;
     }
+    // XLA's simplifier turns a scatter of a slice into a constant at
+    // constant indices into a select on the sliced tensor itself: the
+    // slice keeps no compute use (measured: slice_written_into_ones).
+    if (isMadeOfSlicesOnly(id) && isScatterIntoConstant(user, operand)) {
+      std::optional<unsigned> result =
+          reachResult(user, 0, 0, id, StepKind::HostCompute,
+                      factTable.throughHostCompute(nodes[id].facts));
+      recordHostCompute(user, id, result);
+      return;
+    }
     if (isMadeOfSlicesOnly(id) && isDataMovementAfterSlice(user)) {
       std::optional<unsigned> result = reachResult(user, 0, 0, id);
       // The hoisted convert is host compute on the sliced tensor.
@@ -938,6 +950,23 @@ private:
       return;
     }
     propagateThroughHostCompute(id, user);
+  }
+
+  /// A value made by `stablehlo.constant`, directly or broadcast.
+  bool isConstant(Value value) const {
+    Operation *op = value.getDefiningOp();
+    if (op && op->getName().getIdentifier() == names.broadcastInDim &&
+        op->getNumOperands() == 1)
+      op = op->getOperand(0).getDefiningOp();
+    return op && op->getName().getIdentifier() == names.constant;
+  }
+
+  /// Operand `operand` of `op` is the updates of a one-input scatter into a
+  /// constant at constant indices.
+  bool isScatterIntoConstant(Operation *op, unsigned operand) const {
+    return op->getName().getIdentifier() == names.scatter &&
+           op->getNumOperands() == 3 && operand == 2 &&
+           isConstant(op->getOperand(0)) && isConstant(op->getOperand(1));
   }
 
   bool isMadeOfSlicesOnly(unsigned id) const {
