@@ -3,7 +3,7 @@
 #loc17 = loc("scatter:"(#loc9))
 "builtin.module"() <{sym_name = "jit_slice_written_into_device_buffer"}> ({
   "sdy.mesh"() <{mesh = #sdy.mesh<[]>, sym_name = "empty_mesh"}> {stablehlo.mesh = {axes = []}} : () -> () loc(#loc)
-  "func.func"() <{arg_attrs = [{mhlo.memory_kind = "pinned_host", sdy.sharding = #sdy.sharding<@empty_mesh, [{}]>}], function_type = (tensor<8xf32>) -> (tensor<2xf32>, tensor<8xf32>), res_attrs = [{jax.result_info = "result[0]", mhlo.memory_kind = "pinned_host"}, {jax.result_info = "result[1]", mhlo.memory_kind = "pinned_host"}], sym_name = "main", sym_visibility = "public"}> ({
+  "func.func"() <{arg_attrs = [{mhlo.memory_kind = "pinned_host", sdy.sharding = #sdy.sharding<@empty_mesh, [{}]>}], function_type = (tensor<8xf32>) -> (tensor<2xf32>, tensor<8xf32>), res_attrs = [{jax.result_info = "result[0]", mhlo.memory_kind = "device"}, {jax.result_info = "result[1]", mhlo.memory_kind = "pinned_host"}], sym_name = "main", sym_visibility = "public"}> ({
   ^bb0(%arg0: tensor<8xf32> loc("x")):
     %0 = "stablehlo.slice"(%arg0) <{limit_indices = array<i64: 2>, start_indices = array<i64: 0>, strides = array<i64: 1>}> : (tensor<8xf32>) -> tensor<2xf32> loc(#loc25)
     %1 = "stablehlo.constant"() <{value = dense<0.000000e+00> : tensor<f32>}> : () -> tensor<f32> loc(#loc22)
@@ -18,13 +18,13 @@
   }) : () -> () loc(#loc)
 }) {mhlo.num_partitions = 1 : i32, mhlo.num_replicas = 1 : i32} : () -> () loc(#loc)
 #loc = loc(unknown)
-#loc2 = loc("tools/differential/catalogue.py":1216:8 to :14)
+#loc2 = loc("tools/differential/catalogue.py":1240:8 to :14)
 #loc3 = loc("tools/differential/worker.py":116:11 to :81)
 #loc4 = loc("tools/differential/worker.py":155:36 to :58)
-#loc5 = loc("tools/differential/worker.py":239:13 to :33)
-#loc6 = loc("tools/differential/worker.py":244:4 to :10)
-#loc7 = loc("tools/differential/catalogue.py":1217:14 to :33)
-#loc8 = loc("tools/differential/catalogue.py":1217:14 to :48)
+#loc5 = loc("tools/differential/worker.py":246:13 to :33)
+#loc6 = loc("tools/differential/worker.py":251:4 to :10)
+#loc7 = loc("tools/differential/catalogue.py":1241:14 to :33)
+#loc8 = loc("tools/differential/catalogue.py":1241:14 to :48)
 #loc10 = loc("slice_written_into_device_buffer"(#loc2))
 #loc11 = loc("lower_program"(#loc3))
 #loc12 = loc("do_lower"(#loc4))

@@ -31,14 +31,9 @@ MODULES: dict[str, dict[str, Any]] = VERDICTS["modules"]
 
 E1200_OUTPUT = re.compile(r"error: E1200: .*?; output (\d+)")
 
-# Why our checker does not give XLA's verdict, per module (a strict xfail each, with the reason).
-KNOWN_DISAGREEMENTS: dict[str, str] = {
-    "slice_written_into_device_buffer": "s = x[0:2] of a pinned_host x is returned as output 0 "
-    "and written into zeros with a scatter for output 1. XLA's simplifier rewrites the scatter "
-    "into a select on x itself (XLA trace x.1 -> select.2 -> tuple.1 {1}), so the slice has no "
-    "compute use left and is read into device memory: XLA rejects output 1 only. We see the "
-    "scatter computing on the slice and also report output 0.",
-}
+# Why our checker does not give XLA's verdict, per module (a strict xfail each, with the reason);
+# empty while the checker agrees with XLA on every recorded module.
+KNOWN_DISAGREEMENTS: dict[str, str] = {}
 
 
 def xla_outputs(name: str) -> list[int] | None:

@@ -188,3 +188,43 @@
   %0 = "stablehlo.dynamic_slice"(%arg0, %arg1) <{slice_sizes = array<i64: 2>}> : (tensor<8xf32>, tensor<i32>) -> tensor<2xf32>
   "func.return"(%0) : (tensor<2xf32>) -> ()
 }) : () -> ()
+
+// -----
+
+// XLA rewrites a scatter of a slice into a constant at constant indices into
+// a select on the sliced tensor: the select computes on host memory, the
+// slice itself is still read into device memory. Into anything else the
+// scatter computes on the slice.
+"func.func"() <{arg_attrs = [{mhlo.memory_kind = "pinned_host"}, {}], function_type = (tensor<8xf32>, tensor<8xf32>) -> (tensor<2xf32>, tensor<8xf32>, tensor<2xf32>, tensor<8xf32>), sym_name = "main"}> ({
+// expected-note @below {{in host memory from the start: argument #0 is declared mhlo.memory_kind = "pinned_host"}}
+^bb0(%arg0: tensor<8xf32>, %arg1: tensor<8xf32>):
+  %0 = "stablehlo.slice"(%arg0) <{limit_indices = array<i64: 2>, start_indices = array<i64: 0>, strides = array<i64: 1>}> : (tensor<8xf32>) -> tensor<2xf32>
+  %1 = "stablehlo.constant"() <{value = dense<0.0> : tensor<f32>}> : () -> tensor<f32>
+  %2 = "stablehlo.broadcast_in_dim"(%1) <{broadcast_dimensions = array<i64>}> : (tensor<f32>) -> tensor<8xf32>
+  %3 = "stablehlo.constant"() <{value = dense<0> : tensor<1xi32>}> : () -> tensor<1xi32>
+  // expected-error @below {{E1200: Tensor which is moved to host (starting from argument #0) is returned from the entry computation but the layout for this output is not set to host memory; output 1 has no mhlo.memory_kind, so it is in device memory}}
+  // expected-note @below {{path: argument #0 -> stablehlo.slice -> stablehlo.scatter -> output 1}}
+  // expected-note @below {{fix (keep it in host memory)}}
+  // expected-note @below {{fix (bring it back to device memory)}}
+  // expected-warning @below {{W1201: 'stablehlo.scatter' computes on a tensor in host memory}}
+  %4 = "stablehlo.scatter"(%2, %3, %0) <{indices_are_sorted = true, scatter_dimension_numbers = #stablehlo.scatter<update_window_dims = [0], scatter_dims_to_operand_dims = [0]>, unique_indices = true}> ({
+  ^bb0(%a: tensor<f32>, %b: tensor<f32>):
+    "stablehlo.return"(%b) : (tensor<f32>) -> ()
+  }) : (tensor<8xf32>, tensor<1xi32>, tensor<2xf32>) -> tensor<8xf32>
+  // expected-error @below {{E1200: Tensor which is moved to host (starting from argument #0) is returned from the entry computation but the layout for this output is not set to host memory; output 2 has no mhlo.memory_kind, so it is in device memory}}
+  // expected-note @below {{path: argument #0 -> stablehlo.slice -> output 2}}
+  // expected-note @below {{'stablehlo.slice' of host memory stays in host memory: its result is also used by 'stablehlo.scatter', so XLA runs the slice as host compute instead of reading it into device memory}}
+  // expected-note @below {{fix (keep it in host memory)}}
+  // expected-note @below {{fix (bring it back to device memory)}}
+  %5 = "stablehlo.slice"(%arg0) <{limit_indices = array<i64: 4>, start_indices = array<i64: 2>, strides = array<i64: 1>}> : (tensor<8xf32>) -> tensor<2xf32>
+  // expected-error @below {{E1200: Tensor which is moved to host (starting from argument #0) is returned from the entry computation but the layout for this output is not set to host memory; output 3 has no mhlo.memory_kind, so it is in device memory}}
+  // expected-note @below {{path: argument #0 -> stablehlo.slice -> stablehlo.scatter -> output 3}}
+  // expected-note @below {{'stablehlo.scatter' computes on host memory from the same start}}
+  // expected-note @below {{fix (keep it in host memory)}}
+  // expected-note @below {{fix (bring it back to device memory)}}
+  %6 = "stablehlo.scatter"(%arg1, %3, %5) <{indices_are_sorted = true, scatter_dimension_numbers = #stablehlo.scatter<update_window_dims = [0], scatter_dims_to_operand_dims = [0]>, unique_indices = true}> ({
+  ^bb0(%a: tensor<f32>, %b: tensor<f32>):
+    "stablehlo.return"(%b) : (tensor<f32>) -> ()
+  }) : (tensor<8xf32>, tensor<1xi32>, tensor<2xf32>) -> tensor<8xf32>
+  "func.return"(%0, %4, %5, %6) : (tensor<2xf32>, tensor<8xf32>, tensor<2xf32>, tensor<8xf32>) -> ()
+}) : () -> ()
