@@ -511,6 +511,11 @@ public:
 
   void run() {
     llvm::SmallVector<Operation *> customCalls = collectOps();
+    // Room for every value of the module at one index path: the vectors
+    // never copy themselves as they grow, and pages no node reaches stay
+    // untouched, so unused room costs no memory.
+    nodes.reserve(valueCount);
+    queue.reserve(valueCount);
     collectEntrySignature();
     for (Operation *op : customCalls)
       collectCustomCall(op);
@@ -639,12 +644,17 @@ private:
     }
   }
 
-  /// Records the callers of every function and returns the custom calls in
-  /// program order. Host compute calls (compute_on("device_host")) consume
-  /// host memory: they are no callers for the walk.
+  /// Records the callers of every function, counts the values of the module
+  /// and returns the custom calls in program order. Host compute calls
+  /// (compute_on("device_host")) consume host memory: they are no callers for
+  /// the walk.
   llvm::SmallVector<Operation *> collectOps() {
     llvm::SmallVector<Operation *> customCalls;
     module.walk<WalkOrder::PreOrder>([&](Operation *op) {
+      valueCount += op->getNumResults();
+      for (Region &region : op->getRegions())
+        for (Block &block : region)
+          valueCount += block.getNumArguments();
       StringAttr name = op->getName().getIdentifier();
       if (name == names.call) {
         if (isHostComputeCall(op))
@@ -1550,6 +1560,7 @@ private:
   llvm::DenseMap<StringAttr, llvm::SmallVector<Operation *, 1>> callers;
   llvm::DenseSet<Operation *> hostComputeCalls;
   std::vector<Node> nodes;
+  size_t valueCount = 0;
   /// The first node of each value, and the next node of the same value for
   /// each node of a value traced at several tuple index paths.
   llvm::DenseMap<void *, unsigned> firstNodeOfValue;
