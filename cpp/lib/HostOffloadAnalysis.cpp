@@ -1557,9 +1557,13 @@ private:
   SymbolTable symbolTable;
   FactTable factTable;
 
+  /// The call sites of each function, host compute calls aside.
   llvm::DenseMap<StringAttr, llvm::SmallVector<Operation *, 1>> callers;
+  /// Calls marked compute_on("device_host"): their callees get no host
+  /// memory through them.
   llvm::DenseSet<Operation *> hostComputeCalls;
   std::vector<Node> nodes;
+  /// Results and block arguments in the module: room reserved for nodes.
   size_t valueCount = 0;
   /// The first node of each value, and the next node of the same value for
   /// each node of a value traced at several tuple index paths.
