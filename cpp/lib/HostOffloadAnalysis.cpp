@@ -1051,7 +1051,12 @@ private:
     FlatSymbolRefAttr callee = getCallee(call);
     if (!callee)
       return;
-    auto function = symbolTable.lookup<func::FuncOp>(callee.getAttr());
+    // Call sites in a row mostly call one function (a scan body, a layer).
+    if (callee.getAttr() != lastCallee) {
+      lastCallee = callee.getAttr();
+      lastFunction = symbolTable.lookup<func::FuncOp>(lastCallee);
+    }
+    func::FuncOp function = lastFunction;
     if (!function || function.isExternal() ||
         operand >= function.getNumArguments())
       return;
@@ -1562,6 +1567,9 @@ private:
   /// Calls marked compute_on("device_host"): their callees get no host
   /// memory through them.
   llvm::DenseSet<Operation *> hostComputeCalls;
+  /// The callee the walk entered last.
+  StringAttr lastCallee;
+  func::FuncOp lastFunction;
   std::vector<Node> nodes;
   /// Results and block arguments in the module: room reserved for nodes.
   size_t valueCount = 0;
