@@ -184,8 +184,7 @@ VERDICTS: dict[str, Verdict] = {
     ),
     "dynamic_slice_host_arg": Verdict(
         (),
-        "dynamic_slice of a pinned_host arg is returned as it is: XLA reads it into device "
-        "memory",
+        "dynamic_slice of a pinned_host arg is returned as it is: XLA reads it into device memory",
     ),
     "static_slice_host_arg": Verdict(
         (),
