@@ -762,6 +762,14 @@ private:
     return newId;
   }
 
+  /// The node of `value` at its first traced index path, if any.
+  std::optional<unsigned> firstNodeOf(Value value) const {
+    auto it = firstNodeOfValue.find(value.getAsOpaquePointer());
+    if (it == firstNodeOfValue.end())
+      return std::nullopt;
+    return it->second;
+  }
+
   /// The node of the same value at the next tuple index path, if any.
   std::optional<unsigned> nextPathNode(unsigned id) const {
     auto it = nextPathNodes.find(id);
@@ -946,10 +954,7 @@ private:
     // constant indices into a select on the sliced tensor itself: the
     // slice keeps no compute use (measured: slice_written_into_ones).
     if (isMadeOfSlicesOnly(id) && isScatterIntoConstant(user, operand)) {
-      std::optional<unsigned> result =
-          reachResult(user, 0, 0, id, StepKind::HostCompute,
-                      factTable.throughHostCompute(nodes[id].facts));
-      recordHostCompute(user, id, result);
+      propagateThroughHostCompute(id, user, /*usesSlices=*/false);
       return;
     }
     if (isMadeOfSlicesOnly(id) && isDataMovementAfterSlice(user)) {
@@ -1101,12 +1106,11 @@ private:
       for (unsigned origin : facts.origins) {
         if (origin >= call->getNumOperands())
           continue;
-        auto callerNode = firstNodeOfValue.find(
-            call->getOperand(origin).getAsOpaquePointer());
-        if (callerNode != firstNodeOfValue.end())
-          reachResult(call, operand, pathId, id, StepKind::OutOfCallee,
-                      factTable.outOfCallee(nodes[id].facts,
-                                            nodes[callerNode->second].facts));
+        if (std::optional<unsigned> callerNode =
+                firstNodeOf(call->getOperand(origin)))
+          reachResult(
+              call, operand, pathId, id, StepKind::OutOfCallee,
+              factTable.outOfCallee(nodes[id].facts, nodes[*callerNode].facts));
       }
     }
   }
@@ -1133,8 +1137,13 @@ private:
     propagateThroughHostCompute(id, op);
   }
 
-  void propagateThroughHostCompute(unsigned id, Operation *op) {
-    noteComputedOn(id, op);
+  /// `op` computes on node `id` in host memory. Unless XLA rewrites the op
+  /// to compute on the sliced tensor instead (`usesSlices` false), that makes
+  /// every slice the node is made of host compute too.
+  void propagateThroughHostCompute(unsigned id, Operation *op,
+                                   bool usesSlices = true) {
+    if (usesSlices)
+      noteComputedOn(id, op);
     unsigned facts = factTable.throughHostCompute(nodes[id].facts);
     std::optional<unsigned> firstResult;
     for (unsigned i = 0, e = op->getNumResults(); i < e; ++i) {
@@ -1214,12 +1223,9 @@ private:
         for (Operation *call : it->second) {
           if (origin >= call->getNumOperands())
             continue;
-          auto first = firstNodeOfValue.find(
-              call->getOperand(origin).getAsOpaquePointer());
-          if (first == firstNodeOfValue.end())
-            continue;
-          for (std::optional<unsigned> node = first->second; node;
-               node = nextPathNode(*node))
+          for (std::optional<unsigned> node =
+                   firstNodeOf(call->getOperand(origin));
+               node; node = nextPathNode(*node))
             noteComputedOn(*node, use);
         }
       }
@@ -1238,10 +1244,7 @@ private:
 
   /// The first node of `value` that is host memory, if any.
   std::optional<unsigned> findHostNode(Value value) const {
-    auto first = firstNodeOfValue.find(value.getAsOpaquePointer());
-    if (first == firstNodeOfValue.end())
-      return std::nullopt;
-    for (std::optional<unsigned> node = first->second; node;
+    for (std::optional<unsigned> node = firstNodeOf(value); node;
          node = nextPathNode(*node))
       if (isHost(*node))
         return *node;
