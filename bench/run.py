@@ -169,7 +169,7 @@ def measure(
     for _ in range(repeat):
         started = time.perf_counter()
         check_err, rss_check, cpu_check = run_measured([*check, "--mlir-timing", "-o", "/dev/null"])
-        verdict_s = time.perf_counter() - started
+        wall_s = time.perf_counter() - started
         parse_err, rss_parse, cpu_parse = run_measured(
             [offload_opt, str(path), "--mlir-timing", "-o", "/dev/null"]
         )
@@ -178,7 +178,7 @@ def measure(
         )
         check_times = timings(check_err)
         sample = {
-            "run": verdict_s,
+            "run": wall_s,
             "verdict": check_times["Parser"][0] + check_times["HostOffloadCheckPass"][0],
             "parse": timings(parse_err)["Parser"][0],
             "check": check_times["HostOffloadCheckPass"][0],
