@@ -38,6 +38,7 @@ CORPUS_DIR = REPO_ROOT / "test" / "corpus"
 
 sys.path.insert(0, str(REPO_ROOT / "tools" / "differential"))
 import catalogue  # noqa: E402  (the differential harness directory, after the path is set)
+import worker  # noqa: E402
 
 
 @dataclass(frozen=True)
@@ -193,23 +194,20 @@ VERDICTS: dict[str, Verdict] = {
     "slice_then_compute": Verdict(
         (0, 1),
         "x[2:6] * 2.0 and x * 2.0 of a pinned_host x: XLA:TPU (libtpu 0.0.42.1, compile-only) "
-        "rejects both outputs. A slice of host memory stays in host memory unless it is itself "
-        "the returned value, so the multiply runs as host compute (docs/differential.md).",
+        "rejects both outputs. The multiply computes on the slice, so XLA runs the slice as host "
+        "compute and the product stays in host memory (docs/differential.md).",
     ),
 }
 
 
 def lower(program: catalogue.Program) -> str:
-    """Lower ``program`` for TPU and print it in generic form with repo-relative locations."""
+    """Lower ``program`` for TPU and print it as the differential harness stores modules."""
     lowered = (
         jax.jit(program.fn, **program.jit_kwargs)
         .trace(*program.args)
         .lower(lowering_platforms=("tpu",))
     )
-    asm: str = lowered.compiler_ir("stablehlo").operation.get_asm(
-        print_generic_op_form=True, enable_debug_info=True
-    )
-    return asm.replace('"' + str(REPO_ROOT) + "/", '"')
+    return worker.generic_text(lowered)
 
 
 def main() -> None:
