@@ -87,7 +87,8 @@ struct OpNames {
         convert(get(context, "stablehlo.convert")),
         shardingConstraint(get(context, "sdy.sharding_constraint")),
         call(get(context, "func.call")),
-        funcReturn(get(context, "func.return")) {}
+        funcReturn(get(context, "func.return")),
+        frontendAttrs(get(context, kFrontendAttrs)) {}
 
   static StringAttr get(MLIRContext *context, llvm::StringRef name) {
     return StringAttr::get(context, name);
@@ -97,6 +98,9 @@ struct OpNames {
       ifOp, caseOp, regionReturn, dynamicSlice, slice, dynamicUpdateSlice,
       reshape, broadcastInDim, transpose, scatter, constant, convert,
       shardingConstraint, call, funcReturn;
+  /// Not an op: the attribute read on every call site, looked up by
+  /// pointer.
+  StringAttr frontendAttrs;
 };
 
 /// What a `stablehlo.custom_call` does to host memory.
@@ -219,33 +223,32 @@ std::optional<int64_t> getTupleIndex(Operation *op) {
       .tryExtValue();
 }
 
-bool isHostComputeCall(Operation *call) {
-  auto frontendAttrs = call->getAttrOfType<DictionaryAttr>(kFrontendAttrs);
-  if (!frontendAttrs)
-    return false;
-  auto computeType = llvm::dyn_cast_or_null<StringAttr>(
-      frontendAttrs.get("_xla_compute_type"));
-  return computeType && computeType.getValue() == "host";
-}
-
 /// A memory kind as declared on an entry argument or result.
 struct DeclaredMemoryKind {
   /// The spelling; empty when nothing is declared.
   std::string kind;
-  /// Where it was declared, for messages.
-  std::string source;
+  /// The attribute that declares it: `mhlo.memory_kind`, or the key of the
+  /// module's memory spaces.
+  llvm::StringRef source;
   /// The declaration is there but is not a string.
   bool malformed = false;
   /// Declared by an XLA memory-space number in the module's attributes, as
   /// in modules converted from HLO; `space` is that number.
   bool fromModuleSpaces = false;
-  std::string space;
+  llvm::StringRef space;
+
+  /// Where it was declared, e.g. "out_memory_spaces of the module".
+  std::string describeSource() const {
+    return fromModuleSpaces ? (source + " of the module").str() : source.str();
+  }
 
   /// E.g. `mhlo.memory_kind = "device"`.
   std::string describe() const {
     if (fromModuleSpaces)
-      return "memory space " + space + " (\"" + kind + "\") in " + source;
-    return source + " = \"" + kind + "\"";
+      return ("memory space " + space + " (\"" + kind + "\") in " +
+              describeSource())
+          .str();
+    return (source + " = \"" + kind + "\"").str();
   }
 };
 
@@ -261,36 +264,42 @@ std::string memorySpaceToKind(llvm::StringRef space) {
   return ("memory space " + space).str();
 }
 
-DeclaredMemoryKind readMemoryKind(DictionaryAttr attrs, ModuleOp module,
-                                  llvm::StringRef moduleSpacesKey,
-                                  unsigned index) {
-  DeclaredMemoryKind declared;
-  if (attrs) {
-    if (Attribute kind = attrs.get(kMemoryKindAttr)) {
-      declared.source = kMemoryKindAttr.str();
+/// The memory kinds declared on `count` arguments or results, given their
+/// attribute dictionaries (`perValueAttrs`, may be null), by `mhlo.memory_kind`
+/// or else by the module's `moduleSpacesKey` (a string literal).
+std::vector<DeclaredMemoryKind>
+readMemoryKinds(ArrayAttr perValueAttrs, unsigned count, ModuleOp module,
+                llvm::StringLiteral moduleSpacesKey) {
+  std::vector<DeclaredMemoryKind> kinds(count);
+  llvm::SmallVector<llvm::StringRef> moduleSpaces;
+  if (auto frontendAttrs =
+          module->getAttrOfType<DictionaryAttr>(kFrontendAttrs))
+    if (auto spaces = llvm::dyn_cast_or_null<StringAttr>(
+            frontendAttrs.get(moduleSpacesKey)))
+      spaces.getValue().split(moduleSpaces, ';');
+  StringAttr memoryKindName =
+      StringAttr::get(module.getContext(), kMemoryKindAttr);
+  for (unsigned index = 0; index < count; ++index) {
+    DeclaredMemoryKind &declared = kinds[index];
+    auto attrs = perValueAttrs && index < perValueAttrs.size()
+                     ? llvm::dyn_cast<DictionaryAttr>(perValueAttrs[index])
+                     : DictionaryAttr();
+    if (Attribute kind = attrs ? attrs.get(memoryKindName) : Attribute()) {
+      declared.source = kMemoryKindAttr;
       if (auto kindString = llvm::dyn_cast<StringAttr>(kind))
         declared.kind = kindString.getValue().str();
       else
         declared.malformed = true;
-      return declared;
+      continue;
     }
+    if (index >= moduleSpaces.size())
+      continue;
+    declared.kind = memorySpaceToKind(moduleSpaces[index]);
+    declared.source = moduleSpacesKey;
+    declared.fromModuleSpaces = true;
+    declared.space = moduleSpaces[index].trim();
   }
-  auto frontendAttrs = module->getAttrOfType<DictionaryAttr>(kFrontendAttrs);
-  if (!frontendAttrs)
-    return declared;
-  auto spaces =
-      llvm::dyn_cast_or_null<StringAttr>(frontendAttrs.get(moduleSpacesKey));
-  if (!spaces)
-    return declared;
-  llvm::SmallVector<llvm::StringRef> perValue;
-  spaces.getValue().split(perValue, ';');
-  if (index >= perValue.size())
-    return declared;
-  declared.kind = memorySpaceToKind(perValue[index]);
-  declared.source = (moduleSpacesKey + " of the module").str();
-  declared.fromModuleSpaces = true;
-  declared.space = perValue[index].trim().str();
-  return declared;
+  return kinds;
 }
 
 bool isKnownMemoryKind(llvm::StringRef kind) {
@@ -464,6 +473,12 @@ private:
   Cache mergeCache, calleeCache, returnCache, sliceCache, computeCache;
 };
 
+struct AddressInfo : llvm::DenseMapInfo<void *> {
+  static unsigned getHashValue(const void *p) {
+    return static_cast<unsigned>(reinterpret_cast<uintptr_t>(p) >> 4);
+  }
+};
+
 /// How a node was reached from its parent.
 enum class StepKind : uint8_t {
   Start,
@@ -541,16 +556,6 @@ private:
     warnings.push_back(std::move(finding));
   }
 
-  DeclaredMemoryKind argumentKind(unsigned index) {
-    return readMemoryKind(entry.getArgAttrDict(index), module,
-                          "arg_memory_spaces", index);
-  }
-
-  DeclaredMemoryKind resultKind(unsigned index) {
-    return readMemoryKind(entry.getResultAttrDict(index), module,
-                          "out_memory_spaces", index);
-  }
-
   std::string describeArgument(unsigned index) {
     BlockArgument argument = entry.getArgument(index);
     if (auto nameLoc = llvm::dyn_cast<NameLoc>(argument.getLoc()))
@@ -585,8 +590,20 @@ private:
     return argument.getLoc();
   }
 
+  /// E.g. "result 2 of @main".
+  std::string describeSignatureValue(llvm::StringRef valueKind,
+                                     unsigned index) {
+    return (valueKind + " " + llvm::Twine(index) + " of @" + entry.getSymName())
+        .str();
+  }
+
   void checkDeclaredKind(const DeclaredMemoryKind &declared,
-                         llvm::StringRef what, Location loc) {
+                         llvm::StringRef valueKind, unsigned index,
+                         Location loc) {
+    if (!declared.malformed &&
+        (declared.kind.empty() || isKnownMemoryKind(declared.kind)))
+      return;
+    std::string what = describeSignatureValue(valueKind, index);
     if (declared.malformed) {
       warn(FindingCode::UnknownMemoryKind, loc,
            llvm::Twine(kMemoryKindAttr) + " on " + what +
@@ -594,21 +611,23 @@ private:
                "\"unpinned_host\"");
       return;
     }
-    if (!declared.kind.empty() && !isKnownMemoryKind(declared.kind))
-      warn(FindingCode::UnknownMemoryKind, loc,
-           "unknown memory kind " + quoted(declared.kind) + " on " + what +
-               " (from " + declared.source +
-               "); XLA knows \"device\", \"pinned_host\" and "
-               "\"unpinned_host\"");
+    warn(FindingCode::UnknownMemoryKind, loc,
+         "unknown memory kind " + quoted(declared.kind) + " on " + what +
+             " (from " + declared.describeSource() +
+             "); XLA knows \"device\", \"pinned_host\" and "
+             "\"unpinned_host\"");
   }
 
   void collectEntrySignature() {
-    std::string functionName = ("@" + entry.getSymName()).str();
+    argumentKinds =
+        readMemoryKinds(entry.getArgAttrsAttr(), entry.getNumArguments(),
+                        module, "arg_memory_spaces");
+    resultKinds =
+        readMemoryKinds(entry.getResAttrsAttr(), entry.getNumResults(), module,
+                        "out_memory_spaces");
     for (unsigned i = 0, e = entry.getNumArguments(); i < e; ++i) {
-      DeclaredMemoryKind declared = argumentKind(i);
-      std::string what =
-          "argument " + std::to_string(i) + " of " + functionName;
-      checkDeclaredKind(declared, what, argumentLoc(i));
+      const DeclaredMemoryKind &declared = argumentKinds[i];
+      checkDeclaredKind(declared, "argument", i, argumentLoc(i));
       if (declared.kind == kUnpinnedHost) {
         warn(FindingCode::UnpinnedHostArgument, argumentLoc(i),
              describeArgument(i) +
@@ -627,21 +646,34 @@ private:
       addStart(entry.getArgument(i), startIndex);
     }
     for (unsigned i = 0, e = entry.getNumResults(); i < e; ++i) {
-      DeclaredMemoryKind declared = resultKind(i);
-      std::string what = "result " + std::to_string(i) + " of " + functionName;
-      checkDeclaredKind(declared, what, entry.getLoc());
+      const DeclaredMemoryKind &declared = resultKinds[i];
+      checkDeclaredKind(declared, "result", i, entry.getLoc());
       if (declared.kind != kPinnedHost)
         continue;
-      DictionaryAttr attrs = entry.getResultAttrDict(i);
+      ArrayAttr resultAttrs = entry.getResAttrsAttr();
+      auto attrs = resultAttrs ? llvm::dyn_cast<DictionaryAttr>(resultAttrs[i])
+                               : DictionaryAttr();
       auto layoutMode = attrs ? llvm::dyn_cast_or_null<StringAttr>(
                                     attrs.get("mhlo.layout_mode"))
                               : StringAttr();
       if (layoutMode && layoutMode.getValue() == "auto")
         warn(FindingCode::AutoLayoutOnHostOutput, entry.getLoc(),
-             what + " is declared \"pinned_host\" with mhlo.layout_mode = "
-                    "\"auto\"; older XLA releases drop the host memory space "
-                    "of automatic layouts and fail with E1200");
+             describeSignatureValue("result", i) +
+                 " is declared \"pinned_host\" with mhlo.layout_mode = "
+                 "\"auto\"; older XLA releases drop the host memory space "
+                 "of automatic layouts and fail with E1200");
     }
+  }
+
+  /// A call marked compute_on("device_host").
+  bool isHostComputeCall(Operation *call) const {
+    auto frontendAttrs = llvm::dyn_cast_or_null<DictionaryAttr>(
+        call->getDiscardableAttr(names.frontendAttrs));
+    if (!frontendAttrs)
+      return false;
+    auto computeType = llvm::dyn_cast_or_null<StringAttr>(
+        frontendAttrs.get("_xla_compute_type"));
+    return computeType && computeType.getValue() == "host";
   }
 
   /// Records the callers of every function, counts the values of the module
@@ -791,7 +823,10 @@ private:
     if (!created && merged == node.facts)
       return;
     node.facts = merged;
-    queue.push_back(id);
+    // A value without uses has nothing to pass on; most results of host
+    // compute on a widely used host tensor are such values.
+    if (!node.value.use_empty())
+      queue.push_back(id);
   }
 
   const Facts &factsOf(const Node &node) const {
@@ -820,10 +855,12 @@ private:
   /// with the facts `facts` (those of `from` unless given).
   unsigned reach(Value value, unsigned pathId, unsigned from, Operation *via,
                  StepKind step, std::optional<unsigned> facts = std::nullopt) {
-    llvm::ArrayRef<int64_t> path = paths[pathId];
-    llvm::ArrayRef<int64_t> valid = clampPath(value.getType(), path);
-    if (valid.size() != path.size())
-      pathId = internPath(valid);
+    if (pathId != 0) {
+      llvm::ArrayRef<int64_t> path = paths[pathId];
+      llvm::ArrayRef<int64_t> valid = clampPath(value.getType(), path);
+      if (valid.size() != path.size())
+        pathId = internPath(valid);
+    }
     bool created;
     unsigned id = getOrCreateNode(value, pathId, created);
     Node &node = nodes[id];
@@ -1059,16 +1096,16 @@ private:
     // Call sites in a row mostly call one function (a scan body, a layer).
     if (callee.getAttr() != lastCallee) {
       lastCallee = callee.getAttr();
-      lastFunction = symbolTable.lookup<func::FuncOp>(lastCallee);
+      auto function = symbolTable.lookup<func::FuncOp>(lastCallee);
+      lastCalleeBody =
+          function && !function.isExternal() ? &function.front() : nullptr;
     }
-    func::FuncOp function = lastFunction;
-    if (!function || function.isExternal() ||
-        operand >= function.getNumArguments())
+    if (!lastCalleeBody || operand >= lastCalleeBody->getNumArguments())
       return;
-    reach(function.getArgument(operand), nodes[id].pathId, id, call,
+    reach(lastCalleeBody->getArgument(operand), nodes[id].pathId, id, call,
           StepKind::IntoCallee, factTable.intoCallee(nodes[id].facts, operand));
     // Returns already known to carry this argument now flow to this call.
-    auto edges = returnEdges.find({function.getOperation(), operand});
+    auto edges = returnEdges.find({lastCalleeBody->getParentOp(), operand});
     if (edges == returnEdges.end())
       return;
     for (auto [result, returnNode] : edges->second)
@@ -1347,22 +1384,19 @@ private:
   void reportOutputs() {
     // Findings are large, and std::vector copies them when it grows (their
     // move may throw): count them first, the warnings that follow too.
-    llvm::SmallVector<std::tuple<unsigned, unsigned, DeclaredMemoryKind>>
-        hostOutputs;
+    llvm::SmallVector<std::pair<unsigned, unsigned>> hostOutputs;
     for (unsigned output = 0, e = outputNodes.size(); output < e; ++output) {
-      if (outputNodes[output] < 0)
-        continue;
-      DeclaredMemoryKind declared = resultKind(output);
-      if (declared.kind == kPinnedHost)
+      if (outputNodes[output] < 0 || resultKinds[output].kind == kPinnedHost)
         continue;
       if (std::optional<unsigned> hostNode =
               findHostNode(nodes[outputNodes[output]].value))
-        hostOutputs.emplace_back(output, *hostNode, std::move(declared));
+        hostOutputs.emplace_back(output, *hostNode);
     }
     report.findings.reserve(report.findings.size() + hostOutputs.size() +
                             hostComputeByStart.size() + warnings.size() + 1);
     std::string functionName = ("@" + entry.getSymName()).str();
-    for (auto &[output, hostNode, declared] : hostOutputs) {
+    for (auto [output, hostNode] : hostOutputs) {
+      const DeclaredMemoryKind &declared = resultKinds[output];
       const Node &node = nodes[hostNode];
       Operation *terminator =
           *llvm::find_if(node.value.getUsers(), [&](Operation *user) {
@@ -1500,15 +1534,15 @@ private:
                     "on a tuple-typed output: it cannot be kept in host "
                     "memory"});
     } else {
-      Fix hostFix{Fix::Strategy::Host,
-                  declared.fromModuleSpaces
-                      ? "set memory space 5 for output " +
-                            std::to_string(output) + " in " + declared.source
-                      : "set mhlo.memory_kind = \"pinned_host\" on result " +
-                            std::to_string(output) + " of " +
-                            functionName.str(),
-                  "out_shardings=...with_memory_kind(\"pinned_host\") for " +
-                      jaxOutput};
+      Fix hostFix{
+          Fix::Strategy::Host,
+          declared.fromModuleSpaces
+              ? "set memory space 5 for output " + std::to_string(output) +
+                    " in " + declared.describeSource()
+              : "set mhlo.memory_kind = \"pinned_host\" on result " +
+                    std::to_string(output) + " of " + functionName.str(),
+          "out_shardings=...with_memory_kind(\"pinned_host\") for " +
+              jaxOutput};
       finding.notes.push_back(
           {loc, "fix (keep it in host memory): " + hostFix.moduleChange +
                     "; in JAX: " + hostFix.jaxChange});
@@ -1570,15 +1604,15 @@ private:
   /// Calls marked compute_on("device_host"): their callees get no host
   /// memory through them.
   llvm::DenseSet<Operation *> hostComputeCalls;
-  /// The callee the walk entered last.
+  /// The callee the walk entered last, and its body (null if it has none).
   StringAttr lastCallee;
-  func::FuncOp lastFunction;
+  Block *lastCalleeBody = nullptr;
   std::vector<Node> nodes;
   /// Results and block arguments in the module: room reserved for nodes.
   size_t valueCount = 0;
   /// The first node of each value, and the next node of the same value for
   /// each node of a value traced at several tuple index paths.
-  llvm::DenseMap<void *, unsigned> firstNodeOfValue;
+  llvm::DenseMap<void *, unsigned, AddressInfo> firstNodeOfValue;
   llvm::DenseMap<unsigned, unsigned> nextPathNodes;
   std::vector<unsigned> queue;
   size_t queueHead = 0;
@@ -1611,6 +1645,8 @@ private:
   /// and that are computed on, with the op that does it.
   std::vector<std::pair<unsigned, Operation *>> computedOnInCallees;
   std::vector<Finding> warnings;
+  /// The memory kinds declared on the entry's arguments and results.
+  std::vector<DeclaredMemoryKind> argumentKinds, resultKinds;
 };
 
 } // namespace

@@ -65,20 +65,35 @@ StringAttr getOutMemorySpaces(ModuleOp module) {
       frontendAttrs.get(kOutMemorySpaces));
 }
 
-/// Declares output `index` of `entry` in pinned host memory, in the way the
-/// module already declares it.
+/// Declares the outputs of `entry` that `mismatches` name in pinned host
+/// memory, each in the way the module already declares it. Every attribute
+/// is rebuilt once: one rebuild per output would be quadratic in a module
+/// with many outputs.
 void declareInHostMemory(ModuleOp module, func::FuncOp entry,
-                         const Finding &finding) {
+                         llvm::ArrayRef<const Finding *> mismatches) {
   MLIRContext *context = module.getContext();
-  unsigned index = *finding.outputIndex;
-  if (!finding.declaredInModuleSpaces) {
-    entry.setResultAttr(index, kMemoryKindAttr,
-                        StringAttr::get(context, "pinned_host"));
-    return;
-  }
+  llvm::SmallVector<DictionaryAttr> resultAttrs;
+  entry.getAllResultAttrs(resultAttrs);
   llvm::SmallVector<llvm::StringRef> spaces;
-  getOutMemorySpaces(module).getValue().split(spaces, ';');
-  spaces[index] = kPinnedHostSpace;
+  if (StringAttr declared = getOutMemorySpaces(module))
+    declared.getValue().split(spaces, ';');
+  bool changedResultAttrs = false, changedSpaces = false;
+  for (const Finding *finding : mismatches) {
+    unsigned index = *finding->outputIndex;
+    if (finding->declaredInModuleSpaces) {
+      spaces[index] = kPinnedHostSpace;
+      changedSpaces = true;
+      continue;
+    }
+    NamedAttrList attrs(resultAttrs[index]);
+    attrs.set(kMemoryKindAttr, StringAttr::get(context, "pinned_host"));
+    resultAttrs[index] = attrs.getDictionary(context);
+    changedResultAttrs = true;
+  }
+  if (changedResultAttrs)
+    entry.setAllResultAttrs(resultAttrs);
+  if (!changedSpaces)
+    return;
   NamedAttrList frontendAttrs(
       module->getAttrOfType<DictionaryAttr>(kFrontendAttrs));
   frontendAttrs.set(kOutMemorySpaces,
@@ -250,8 +265,7 @@ struct HostOffloadFixPass : impl::HostOffloadFixPassBase<HostOffloadFixPass> {
     }
     if (!fixable)
       return failure();
-    for (const Finding *finding : mismatches)
-      declareInHostMemory(module, entryFunction, *finding);
+    declareInHostMemory(module, entryFunction, mismatches);
     return !mismatches.empty();
   }
 
@@ -284,10 +298,13 @@ struct HostOffloadFixPass : impl::HostOffloadFixPassBase<HostOffloadFixPass> {
         return failure();
       }
       bool tupleOutput = false;
+      llvm::SmallVector<func::ReturnOp> returnOps;
+      for (Block &block : entryFunction.getFunctionBody())
+        if (!block.empty())
+          if (auto returnOp = llvm::dyn_cast<func::ReturnOp>(block.back()))
+            returnOps.push_back(returnOp);
       for (const Finding *finding : mismatches) {
         unsigned output = *finding->outputIndex;
-        llvm::SmallVector<func::ReturnOp> returnOps(
-            entryFunction.getFunctionBody().getOps<func::ReturnOp>());
         for (func::ReturnOp returnOp : returnOps) {
           DeviceMover mover(returnOp, finding->declaredInModuleSpaces);
           returnOp->setOperand(

@@ -640,6 +640,17 @@ def test_value_with_200k_uses() -> None:
     )
 
 
+def test_50k_outputs_declared_by_module_memory_spaces() -> None:
+    """Modules converted from HLO declare the memory space of every output in one module
+    attribute. Reading it, or rewriting it, once per output was quadratic: 30 to 70 s at
+    50k outputs."""
+    report = check_and_fix_large(hostile.generate("outputs", 50_000), ("E1200",) * 50_000)
+    assert [error.output_index for error in report.errors] == list(range(50_000))
+    assert report.errors[-1].message.endswith(
+        'output 49999 is declared memory space 0 ("device") in out_memory_spaces of the module'
+    )
+
+
 @pytest.mark.skipif(
     not SLOW, reason="builds a module of over 1M ops (about 1 minute): set HOSTOFFLOAD_SLOW=1"
 )

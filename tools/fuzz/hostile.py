@@ -2,11 +2,13 @@
 
 Each generator returns MLIR text in the generic form whose entry argument is declared
 ``pinned_host`` and reaches output 0 of ``@main`` (declared in device memory), so the check
-must report exactly one E1200 however large the module is::
+must report exactly one E1200 however large the module is; ``outputs`` returns it from every
+output instead, for one E1200 per output::
 
-    python tools/fuzz/hostile.py nested 300 > nested.mlir    # 300 nested regions
-    python tools/fuzz/hostile.py uses 200000 > uses.mlir     # a value with 200k uses
-    python tools/fuzz/hostile.py chain 1000000 > chain.mlir  # a module of over 1M ops
+    python tools/fuzz/hostile.py nested 300 > nested.mlir      # 300 nested regions
+    python tools/fuzz/hostile.py uses 200000 > uses.mlir       # a value with 200k uses
+    python tools/fuzz/hostile.py chain 1000000 > chain.mlir    # a module of over 1M ops
+    python tools/fuzz/hostile.py outputs 50000 > outputs.mlir  # 50k failing outputs
 """
 
 from __future__ import annotations
@@ -66,10 +68,30 @@ def chain(count: int) -> Iterator[str]:
     yield TAIL
 
 
+def outputs(count: int) -> Iterator[str]:
+    """``count`` outputs that all return the host argument, with every memory kind declared
+    as modules converted from HLO declare them: one string of memory spaces for the module,
+    the argument in space 5 (pinned host), every output in space 0 (device)."""
+    types = ", ".join([TENSOR] * count)
+    yield '"builtin.module"() ({\n'
+    yield (
+        f'"func.func"() <{{function_type = ({TENSOR}) -> ({types}), sym_name = "main"}}> ({{\n'
+        f"^bb0(%arg0: {TENSOR}):\n"
+    )
+    yield f'  "func.return"({", ".join(["%arg0"] * count)}) : ({types}) -> ()\n'
+    yield TAIL
+    spaces = ";".join(["0"] * count)
+    yield (
+        '}) {mhlo.frontend_attributes = {arg_memory_spaces = "5", '
+        f'out_memory_spaces = "{spaces}"}}}} : () -> ()\n'
+    )
+
+
 GENERATORS: dict[str, Callable[[int], Iterator[str]]] = {
     "nested": nested,
     "uses": uses,
     "chain": chain,
+    "outputs": outputs,
 }
 
 
