@@ -13,6 +13,9 @@ For every shape of ``generate.py`` and every size it reports, in one run:
 - ``hostoffload`` from Python end to end (parse, check, report);
 - the Python baseline of ``baseline.py`` on the same module (sizes up to ``--baseline-max``),
   and how many times faster the C++ analysis is;
+- the time of each fix pass (``--host-offload-fix=strategy=host`` and ``strategy=device``) over
+  parse: the fix rewrites every failing output, so it is where a module with many outputs
+  would show a cost per output that grows with the outputs;
 - how check time grows from each size to the next;
 - with ``--xla-python`` (a Python with jax and libtpu, see docs/differential.md), XLA:TPU's
   time from the module text to its verdict (parse and compile-only; sizes up to ``--xla-max``)
@@ -45,7 +48,9 @@ sys.path.insert(0, str(BENCH_DIR))
 
 from generate import SHAPES, write_module  # noqa: E402
 
-TIMING_LINE = re.compile(r"^\s*([0-9.]+) \(\s*[0-9.]+%\)\s+(Parser|HostOffloadCheckPass)\s*$")
+TIMING_LINE = re.compile(
+    r"^\s*([0-9.]+) \(\s*[0-9.]+%\)\s+(Parser|HostOffloadCheckPass|HostOffloadFixPass)\s*$"
+)
 WORKER = BENCH_DIR.parent / "tools" / "differential" / "worker.py"
 XLA_TIMEOUT_S = 1800
 
@@ -59,6 +64,8 @@ class Measurement:
     check_over_parse: float
     check_again_s: float | None
     again_over_parse: float | None
+    fix_host_s: float
+    fix_device_s: float
     cpu_run_ratio: float
     rss_parse_mb: float
     rss_check_mb: float
@@ -176,8 +183,16 @@ def measure(
         twice_err, _, _ = run_measured(
             [*check, "--host-offload-check", "--mlir-timing", "-o", "/dev/null"]
         )
+        fix_times = {}
+        for strategy in ("host", "device"):
+            fix_err, _, _ = run_measured(
+                [offload_opt, str(path), f"--host-offload-fix=strategy={strategy}"]
+                + ["--mlir-timing", "-o", "/dev/null"]
+            )
+            fix_times[f"fix_{strategy}"] = timings(fix_err)["HostOffloadFixPass"][0]
         check_times = timings(check_err)
         sample = {
+            **fix_times,
             "run": wall_s,
             "verdict": check_times["Parser"][0] + check_times["HostOffloadCheckPass"][0],
             "parse": timings(parse_err)["Parser"][0],
@@ -211,6 +226,8 @@ def measure(
         check_over_parse=check_s / parse_s,
         check_again_s=check_again_s,
         again_over_parse=check_again_s / parse_s if check_again_s is not None else None,
+        fix_host_s=median["fix_host"],
+        fix_device_s=median["fix_device"],
         cpu_run_ratio=median["cpu_ratio"],
         rss_parse_mb=rss_parse,
         rss_check_mb=rss_check,
@@ -230,9 +247,9 @@ def table(measurements: list[Measurement]) -> str:
     lines = [
         "| shape | ops | parse s | check s | check/parse | again s | again/parse "
         "| CPU run check/parse | RSS check/parse | Python e2e s | baseline s | C++ speedup "
-        "| vs previous size (check, again) | offload-opt s | to verdict s | XLA:TPU s "
-        "| XLA / ours |",
-        "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|",
+        "| vs previous size (check, again) | fix/parse (host, device) | offload-opt s "
+        "| to verdict s | XLA:TPU s | XLA / ours |",
+        "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|",
     ]
     previous: dict[str, Measurement] = {}
     for m in measurements:
@@ -255,7 +272,8 @@ def table(measurements: list[Measurement]) -> str:
             f"| {m.shape} | {m.ops:,} | {m.parse_s:.3f} | {m.check_s:.4f} | "
             f"{m.check_over_parse:.3f} | {again} | {again_ratio} | "
             f"{m.cpu_run_ratio:.3f} | {m.rss_ratio:.3f} | {m.python_end_to_end_s:.3f} | "
-            f"{baseline} | {speedup} | {growth} | {m.run_s:.2f} | {m.verdict_s:.2f} | "
+            f"{baseline} | {speedup} | {growth} | {m.fix_host_s / m.parse_s:.3f}, "
+            f"{m.fix_device_s / m.parse_s:.3f} | {m.run_s:.2f} | {m.verdict_s:.2f} | "
             f"{xla} | {xla_speedup} |"
         )
         previous[m.shape] = m
