@@ -36,6 +36,7 @@
 
 #include <iterator>
 #include <map>
+#include <tuple>
 
 using namespace mlir;
 
@@ -506,6 +507,16 @@ struct Node {
   bool reportedHostCompute = false;
 };
 static_assert(sizeof(Node) <= 32, "a million nodes must stay small");
+
+/// Where a node is on its way from a start: how findings show that way.
+struct PathPosition {
+  /// The number of the node's step on the way (from 1); 0 until computed.
+  unsigned steps = 0;
+  /// The last node of the first kPathStepsAtEachEnd steps.
+  unsigned head = 0;
+  /// The start.
+  unsigned root = 0;
+};
 
 /// The first ops computing on host memory from one start, and how many do.
 struct HostComputeOps {
@@ -1314,44 +1325,86 @@ private:
     llvm_unreachable("unknown step kind");
   }
 
-  llvm::SmallVector<PathStep> buildPath(unsigned id) {
-    llvm::SmallVector<unsigned> chain;
-    for (int current = static_cast<int>(id); current >= 0;
+  /// Places node `id` and every node before it on their way from a start.
+  /// Computed once per node for all findings: the ways to many outputs share
+  /// their beginnings, and walking each from its start would be quadratic.
+  const PathPosition &getPathPosition(unsigned id) {
+    if (pathPositions.empty())
+      pathPositions.resize(nodes.size());
+    llvm::SmallVector<unsigned> unplaced;
+    for (int current = static_cast<int>(id);
+         current >= 0 && pathPositions[current].steps == 0;
          current = nodes[current].parent)
-      chain.push_back(static_cast<unsigned>(current));
-    std::reverse(chain.begin(), chain.end());
-    llvm::SmallVector<PathStep> steps;
-    Operation *previousVia = nullptr;
-    for (unsigned nodeId : chain) {
+      unplaced.push_back(static_cast<unsigned>(current));
+    for (unsigned nodeId : llvm::reverse(unplaced)) {
+      const Node &node = nodes[nodeId];
+      PathPosition &position = pathPositions[nodeId];
+      if (node.parent < 0) {
+        position = {1, nodeId, nodeId};
+        continue;
+      }
+      const PathPosition &parent = pathPositions[node.parent];
+      // A while loop reached through its operand and its yield is one step.
+      bool newStep = node.via != nodes[node.parent].via;
+      position.steps = parent.steps + (newStep ? 1 : 0);
+      position.head =
+          position.steps <= kPathStepsAtEachEnd ? nodeId : parent.head;
+      position.root = parent.root;
+    }
+    return pathPositions[id];
+  }
+
+  /// Steps `firstStep` and after of the way to node `id` (numbered from 1,
+  /// as in PathPosition::steps); each step is told by its first node.
+  void appendSteps(unsigned id, unsigned firstStep,
+                   llvm::SmallVectorImpl<PathStep> &steps) {
+    llvm::SmallVector<unsigned> firstNodes;
+    unsigned step = 0;
+    for (int current = static_cast<int>(id);
+         current >= 0 && pathPositions[current].steps >= firstStep;
+         current = nodes[current].parent) {
+      if (pathPositions[current].steps != step) {
+        step = pathPositions[current].steps;
+        firstNodes.push_back(static_cast<unsigned>(current));
+      } else {
+        firstNodes.back() = static_cast<unsigned>(current);
+      }
+    }
+    for (unsigned nodeId : llvm::reverse(firstNodes)) {
       const Node &node = nodes[nodeId];
       if (node.step == StepKind::Start) {
         const TraceStart &start = report.starts[factsOf(node).starts.front()];
         steps.push_back({start.name, start.loc});
         continue;
       }
-      // A while loop reached through its operand and its yield is one step.
-      if (node.via == previousVia)
-        continue;
-      previousVia = node.via;
       steps.push_back({describeStep(node), node.via->getLoc()});
     }
-    return steps;
   }
 
-  static std::string formatPath(llvm::ArrayRef<PathStep> steps,
+  /// The way from a start to node `id`, whole when it has at most
+  /// 2 * kPathStepsAtEachEnd steps, else its first and last
+  /// kPathStepsAtEachEnd steps; and how many steps are left out.
+  std::pair<llvm::SmallVector<PathStep>, size_t> buildPath(unsigned id) {
+    unsigned total = getPathPosition(id).steps;
+    llvm::SmallVector<PathStep> steps;
+    if (total <= 2 * kPathStepsAtEachEnd) {
+      appendSteps(id, 1, steps);
+      return {std::move(steps), 0};
+    }
+    appendSteps(pathPositions[id].head, 1, steps);
+    appendSteps(id, total - kPathStepsAtEachEnd + 1, steps);
+    return {std::move(steps), total - 2 * kPathStepsAtEachEnd};
+  }
+
+  static std::string formatPath(llvm::ArrayRef<PathStep> steps, size_t omitted,
                                 llvm::StringRef end) {
     std::string text;
     llvm::raw_string_ostream os(text);
-    auto print = [&](llvm::ArrayRef<PathStep> part) {
-      for (const PathStep &step : part)
-        os << step.what << " -> ";
-    };
-    if (steps.size() <= 2 * kPathStepsAtEachEnd) {
-      print(steps);
-    } else {
-      print(steps.take_front(kPathStepsAtEachEnd));
-      os << "(" << steps.size() - 2 * kPathStepsAtEachEnd << " more steps) -> ";
-      print(steps.take_back(kPathStepsAtEachEnd));
+    for (auto [index, step] : llvm::enumerate(steps)) {
+      if (omitted && index == kPathStepsAtEachEnd)
+        os << "(" << omitted
+           << (omitted == 1 ? " more step) -> " : " more steps) -> ");
+      os << step.what << " -> ";
     }
     os << end;
     return text;
@@ -1459,7 +1512,7 @@ private:
     llvm::append_range(finding.startIndices, factsOf(node).starts);
     llvm::sort(finding.startIndices);
     finding.moreStarts = factsOf(node).moreStarts;
-    finding.path = buildPath(id);
+    std::tie(finding.path, finding.omittedPathSteps) = buildPath(id);
 
     std::string outputName = "output " + std::to_string(output);
     if (!finding.tupleIndex.empty())
@@ -1475,11 +1528,8 @@ private:
             ? outputName
             : outputName + " (" + quoted(finding.resultInfo) + ")";
     // The start the shown path begins at.
-    unsigned root = id;
-    while (nodes[root].parent >= 0)
-      root = static_cast<unsigned>(nodes[root].parent);
     const TraceStart &firstStart =
-        report.starts[factsOf(nodes[root]).starts.front()];
+        report.starts[factsOf(nodes[pathPositions[id].root]).starts.front()];
     std::string declaration =
         declared.kind.empty()
             ? "has no mhlo.memory_kind, so it is in device memory"
@@ -1502,7 +1552,8 @@ private:
       finding.notes.push_back(
           {loc, "more tensors moved to host than shown reach this output"});
     finding.notes.push_back(
-        {loc, "path: " + formatPath(finding.path, outputName)});
+        {loc, "path: " + formatPath(finding.path, finding.omittedPathSteps,
+                                    outputName)});
     if (std::optional<FindingNote> note = explainComputedSlice(node))
       finding.notes.push_back(std::move(*note));
     if (declared.kind == kUnpinnedHost)
@@ -1645,6 +1696,8 @@ private:
   /// and that are computed on, with the op that does it.
   std::vector<std::pair<unsigned, Operation *>> computedOnInCallees;
   std::vector<Finding> warnings;
+  /// By node, for the nodes on the way to a finding.
+  std::vector<PathPosition> pathPositions;
   /// The memory kinds declared on the entry's arguments and results.
   std::vector<DeclaredMemoryKind> argumentKinds, resultKinds;
 };

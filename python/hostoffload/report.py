@@ -106,6 +106,7 @@ class Finding:
     starts: tuple[Start, ...] = ()
     more_starts: bool = False
     path: tuple[PathStep, ...] = ()
+    path_steps_omitted: int = 0
     fixes: tuple[Fix, ...] = ()
 
     @classmethod
@@ -124,11 +125,12 @@ class Finding:
             starts=tuple(starts[index] for index in data["starts"]),
             more_starts=data["more_starts"],
             path=tuple(PathStep.from_json(step) for step in data["path"]),
+            path_steps_omitted=data["path_steps_omitted"],
             fixes=tuple(Fix.from_json(fix) for fix in data["fixes"]),
         )
 
-    def to_json(self, starts: Sequence[Start]) -> dict[str, Any]:
-        """Writes the finding with its starts as indices into ``starts``."""
+    def to_json(self, start_indices: Mapping[Start, int]) -> dict[str, Any]:
+        """Writes the finding with its starts as their indices in ``start_indices``."""
         return {
             "code": self.code,
             "severity": self.severity,
@@ -139,9 +141,10 @@ class Finding:
             "tuple_index": list(self.tuple_index),
             "result_info": self.result_info,
             "declared_memory_kind": self.declared_memory_kind,
-            "starts": [starts.index(start) for start in self.starts],
+            "starts": [start_indices[start] for start in self.starts],
             "more_starts": self.more_starts,
             "path": [step.to_json() for step in self.path],
+            "path_steps_omitted": self.path_steps_omitted,
             "fixes": [fix.to_json() for fix in self.fixes],
         }
 
@@ -204,11 +207,16 @@ class Report:
 
     def to_json(self, *, indent: int | None = None) -> str:
         """The analysis JSON of this report, plus ``source`` when it is known."""
+        # The first of equal starts, as the analysis refers to it; a dict, so that many
+        # findings over many starts take linear time.
+        start_indices: dict[Start, int] = {}
+        for index, start in enumerate(self.starts):
+            start_indices.setdefault(start, index)
         data: dict[str, Any] = {
             "errors": [],
             "entry": self.entry,
             "starts": [start.to_json() for start in self.starts],
-            "findings": [finding.to_json(self.starts) for finding in self.findings],
+            "findings": [finding.to_json(start_indices) for finding in self.findings],
         }
         if self.source is not None:
             data["source"] = self.source

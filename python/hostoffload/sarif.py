@@ -21,6 +21,9 @@ SCHEMA = (
 )
 
 # The short descriptions of docs/diagnostics.md; a code missing here still gets a rule.
+# A long path comes as its first and last six steps (cpp/lib/HostOffloadAnalysis.cpp).
+PATH_STEPS_AT_EACH_END = 6
+
 RULE_DESCRIPTIONS = {
     "E1200": "A tensor moved to host memory reaches an entry output not declared pinned_host",
     "E1201": "A device op computes on host memory and strict mode forbids host compute",
@@ -100,6 +103,11 @@ def _result(finding: Finding, rule_index: int, source: str | None) -> dict[str, 
             {"location": {**_location(step.location, None), "message": {"text": step.what}}}
             for step in finding.path
         ]
+        if finding.path_steps_omitted:
+            # The steps left out between the first six and the last six, where they would be.
+            omitted = finding.path_steps_omitted
+            gap = f"({omitted} more step{'' if omitted == 1 else 's'})"
+            steps.insert(PATH_STEPS_AT_EACH_END, {"location": {"message": {"text": gap}}})
         result["codeFlows"] = [{"threadFlows": [{"locations": steps}]}]
     result["properties"] = _properties(finding)
     return result

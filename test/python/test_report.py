@@ -142,6 +142,34 @@ def test_sarif_result_of_an_e1200() -> None:
     assert properties["fixes"][0]["jaxChange"] == finding.fixes[0].jax_change
 
 
+def test_long_path_keeps_both_ends_in_json_text_and_sarif() -> None:
+    chain = "".join(
+        f'  %{i} = "stablehlo.negate"(%{i - 1 if i else "arg0"}) : '
+        "(tensor<4xf32>) -> tensor<4xf32>\n"
+        for i in range(20)
+    )
+    report = check(
+        '"func.func"() <{arg_attrs = [{mhlo.memory_kind = "pinned_host"}], function_type = '
+        '(tensor<4xf32>) -> tensor<4xf32>, sym_name = "main"}> ({\n'
+        f"^bb0(%arg0: tensor<4xf32>):\n{chain}"
+        '  "func.return"(%19) : (tensor<4xf32>) -> ()\n}) : () -> ()\n'
+    )
+    (finding,) = report.errors
+    # The argument and 20 negates: 21 steps, of which the first and last six are given.
+    assert [step.what for step in finding.path] == ["argument #0"] + ["stablehlo.negate"] * 11
+    assert finding.path_steps_omitted == 9
+    assert [step.location.line for step in finding.path[6:]] == list(range(17, 23))
+    assert "-> stablehlo.negate -> (9 more steps) -> stablehlo.negate ->" in str(report)
+    assert Report.from_json(report.to_json()) == report
+    log = sarif_log([report])
+    assert sarif_errors(log) == []
+    steps = log["runs"][0]["results"][0]["codeFlows"][0]["threadFlows"][0]["locations"]
+    texts = [step["location"]["message"]["text"] for step in steps]
+    assert texts == [step.what for step in finding.path[:6]] + ["(9 more steps)"] + [
+        step.what for step in finding.path[6:]
+    ]
+
+
 def test_sarif_of_several_reports_and_failures() -> None:
     with pytest.raises(InputError) as caught:
         check("module {}")

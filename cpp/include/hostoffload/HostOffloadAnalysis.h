@@ -107,8 +107,11 @@ struct Finding {
   llvm::SmallVector<unsigned> startIndices;
   /// True when more starts reach the output than `startIndices` lists.
   bool moreStarts = false;
-  /// The way from the first start to the output.
+  /// The way from the first start to the output: whole when it has up to 12
+  /// steps, else its first 6 and its last 6 steps.
   llvm::SmallVector<PathStep> path;
+  /// How many steps between the first and the last six `path` leaves out.
+  size_t omittedPathSteps = 0;
   llvm::SmallVector<Fix> fixes;
 };
 

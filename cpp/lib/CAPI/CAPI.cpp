@@ -150,6 +150,8 @@ void writeFinding(llvm::json::OStream &json,
           json.attributeEnd();
         });
     });
+    json.attribute("path_steps_omitted",
+                   static_cast<int64_t>(finding.omittedPathSteps));
     json.attributeArray("fixes", [&] {
       for (const hostoffload::Fix &fix : finding.fixes)
         json.object([&] {
