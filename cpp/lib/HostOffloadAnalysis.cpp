@@ -474,6 +474,9 @@ private:
   Cache mergeCache, calleeCache, returnCache, sliceCache, computeCache;
 };
 
+/// Hashes by address alone: values made one after another then sit in
+/// neighbouring buckets, so that filling a million-entry map walks memory in
+/// order (LLVM's pointer hash mixes in higher bits and scatters them).
 struct AddressInfo : llvm::DenseMapInfo<void *> {
   static unsigned getHashValue(const void *p) {
     return static_cast<unsigned>(reinterpret_cast<uintptr_t>(p) >> 4);

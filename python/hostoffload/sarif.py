@@ -20,10 +20,10 @@ SCHEMA = (
     "https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/schemas/sarif-schema-2.1.0.json"
 )
 
-# The short descriptions of docs/diagnostics.md; a code missing here still gets a rule.
 # A long path comes as its first and last six steps (cpp/lib/HostOffloadAnalysis.cpp).
 PATH_STEPS_AT_EACH_END = 6
 
+# The short descriptions of docs/diagnostics.md; a code missing here still gets a rule.
 RULE_DESCRIPTIONS = {
     "E1200": "A tensor moved to host memory reaches an entry output not declared pinned_host",
     "E1201": "A device op computes on host memory and strict mode forbids host compute",
