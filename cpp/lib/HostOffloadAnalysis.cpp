@@ -521,14 +521,6 @@ struct PathPosition {
   unsigned root = 0;
 };
 
-/// Host memory entering a function through one of its arguments.
-struct CalleeArgument {
-  /// (call, node of its operand) for each call site it entered through.
-  llvm::SmallVector<std::pair<Operation *, unsigned>, 1> entries;
-  /// (result number, node) for each return that carries it out again.
-  llvm::SmallVector<std::pair<unsigned, unsigned>, 1> returns;
-};
-
 /// The first ops computing on host memory from one start, and how many do.
 struct HostComputeOps {
   llvm::SmallVector<Operation *, kHostComputeOpsShown + 1> shown;
@@ -1126,11 +1118,11 @@ private:
       return;
     reach(lastCalleeBody->getArgument(operand), nodes[id].pathId, id, call,
           StepKind::IntoCallee, factTable.intoCallee(nodes[id].facts, operand));
-    CalleeArgument &argument =
-        calleeArguments[{lastCalleeBody->getParentOp(), operand}];
-    argument.entries.emplace_back(call, id);
     // Returns already known to carry this argument now flow to this call.
-    for (auto [result, returnNode] : argument.returns)
+    auto edges = returnEdges.find({lastCalleeBody->getParentOp(), operand});
+    if (edges == returnEdges.end())
+      return;
+    for (auto [result, returnNode] : edges->second)
       reachResult(
           call, result, nodes[returnNode].pathId, returnNode,
           StepKind::OutOfCallee,
@@ -1145,31 +1137,30 @@ private:
     if (function == entry && operand < outputNodes.size() &&
         outputNodes[operand] < 0)
       outputNodes[operand] = static_cast<int>(id);
+    auto it = callers.find(function.getSymNameAttr());
+    if (it == callers.end())
+      return;
     // Copies: reaching call results below grows the node and fact tables.
     unsigned pathId = nodes[id].pathId;
     Facts facts = factsOf(nodes[id]);
-    if (facts.global) {
-      auto it = callers.find(function.getSymNameAttr());
-      if (it == callers.end())
-        return;
-      for (Operation *call : it->second)
-        reachResult(call, operand, pathId, id, StepKind::OutOfCallee);
-      return;
-    }
-    // Only the call sites host memory came in through pass it on; those it
-    // comes in through later find this return among the argument's returns.
     // A node passes here again only when its facts grow, a bounded number of
-    // times, so the returns need no check for repeats.
-    for (unsigned origin : facts.origins) {
-      CalleeArgument &argument =
-          calleeArguments[{function.getOperation(), origin}];
-      argument.returns.emplace_back(operand, id);
-      // Indices: reaching a call result can add call sites to the list.
-      for (size_t i = 0; i < argument.entries.size(); ++i) {
-        auto [call, callerNode] = argument.entries[i];
-        reachResult(
-            call, operand, pathId, id, StepKind::OutOfCallee,
-            factTable.outOfCallee(nodes[id].facts, nodes[callerNode].facts));
+    // times, so the edges need no search for repeats (which would be
+    // quadratic in the results of a callee).
+    for (unsigned origin : facts.origins)
+      returnEdges[{function.getOperation(), origin}].emplace_back(operand, id);
+    for (Operation *call : it->second) {
+      if (facts.global) {
+        reachResult(call, operand, pathId, id, StepKind::OutOfCallee);
+        continue;
+      }
+      for (unsigned origin : facts.origins) {
+        if (origin >= call->getNumOperands())
+          continue;
+        if (std::optional<unsigned> callerNode =
+                firstNodeOf(call->getOperand(origin)))
+          reachResult(
+              call, operand, pathId, id, StepKind::OutOfCallee,
+              factTable.outOfCallee(nodes[id].facts, nodes[*callerNode].facts));
       }
     }
   }
@@ -1683,10 +1674,11 @@ private:
   std::vector<llvm::ArrayRef<int64_t>> paths;
   llvm::DenseMap<llvm::ArrayRef<int64_t>, unsigned> pathIds;
 
-  /// By (callee, argument number): where host memory entering the callee
-  /// through that argument came from and goes to.
-  llvm::DenseMap<std::pair<Operation *, unsigned>, CalleeArgument>
-      calleeArguments;
+  /// For (callee, argument number): the (result number, node) pairs of the
+  /// callee's returns that carry host memory coming through that argument.
+  llvm::DenseMap<std::pair<Operation *, unsigned>,
+                 llvm::SmallVector<std::pair<unsigned, unsigned>, 1>>
+      returnEdges;
   /// The first node reaching each output of the entry function; -1 if none.
   std::vector<int> outputNodes;
   /// Ops without results reported as implicit host compute (the others are
