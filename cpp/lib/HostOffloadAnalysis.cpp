@@ -611,13 +611,16 @@ private:
         .str();
   }
 
+  /// `getLoc` is called only for a warning: finding an argument's first use
+  /// walks all its uses.
   void checkDeclaredKind(const DeclaredMemoryKind &declared,
                          llvm::StringRef valueKind, unsigned index,
-                         Location loc) {
+                         llvm::function_ref<Location()> getLoc) {
     if (!declared.malformed &&
         (declared.kind.empty() || isKnownMemoryKind(declared.kind)))
       return;
     std::string what = describeSignatureValue(valueKind, index);
+    Location loc = getLoc();
     if (declared.malformed) {
       warn(FindingCode::UnknownMemoryKind, loc,
            llvm::Twine(kMemoryKindAttr) + " on " + what +
@@ -641,7 +644,8 @@ private:
                         "out_memory_spaces");
     for (unsigned i = 0, e = entry.getNumArguments(); i < e; ++i) {
       const DeclaredMemoryKind &declared = argumentKinds[i];
-      checkDeclaredKind(declared, "argument", i, argumentLoc(i));
+      checkDeclaredKind(declared, "argument", i,
+                        [&] { return argumentLoc(i); });
       if (declared.kind == kUnpinnedHost) {
         warn(FindingCode::UnpinnedHostArgument, argumentLoc(i),
              describeArgument(i) +
@@ -661,7 +665,7 @@ private:
     }
     for (unsigned i = 0, e = entry.getNumResults(); i < e; ++i) {
       const DeclaredMemoryKind &declared = resultKinds[i];
-      checkDeclaredKind(declared, "result", i, entry.getLoc());
+      checkDeclaredKind(declared, "result", i, [&] { return entry.getLoc(); });
       if (declared.kind != kPinnedHost)
         continue;
       ArrayAttr resultAttrs = entry.getResAttrsAttr();
