@@ -134,8 +134,8 @@ def _require_entry(entry: str | None, name: str | None) -> None:
 
 def _analyze(operation: ir.Operation, entry: str | None, strict: bool, name: str | None) -> Report:
     _, text = _hostoffload.analyze(operation, entry or "", strict)
-    data = json.loads(text)
-    if name is not None:
-        data = _source.name_buffer(data, name)
-        data["source"] = name
+    if name is None:
+        return Report.from_json(text)
+    data = json.loads(_source.name_buffer(text, name))
+    data["source"] = name
     return Report.from_json(data)
