@@ -36,7 +36,8 @@ def test_benchmark_smoke_run_measures_every_shape(tmp_path: Path) -> None:
     ]
     for m in measurements:
         assert m["parse_s"] > 0 and m["check_s"] > 0 and m["rss_parse_mb"] > 0
-        assert m["fix_host_s"] > 0 and m["fix_device_s"] > 0
+        # Timings are printed to 0.1 ms, which a fix of 2k ops can round down to 0.
+        assert m["fix_host_s"] >= 0 and m["fix_device_s"] >= 0
         assert m["baseline_s"] is not None
         # Only `outputs` has E1200 errors, which end the pipeline before a second check.
         assert (m["check_again_s"] is None) == (m["shape"] == "outputs"), m
