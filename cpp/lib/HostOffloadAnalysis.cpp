@@ -265,6 +265,15 @@ std::string memorySpaceToKind(llvm::StringRef space) {
   return ("memory space " + space).str();
 }
 
+/// Entry `index` of a function's `arg_attrs` or `res_attrs` (`perValueAttrs`,
+/// may be null). Read from the array directly: the FunctionOpInterface
+/// accessor costs an interface lookup per call, and every output reads it.
+DictionaryAttr getAttrDict(ArrayAttr perValueAttrs, unsigned index) {
+  return perValueAttrs && index < perValueAttrs.size()
+             ? llvm::dyn_cast<DictionaryAttr>(perValueAttrs[index])
+             : DictionaryAttr();
+}
+
 /// The memory kinds declared on `count` arguments or results, given their
 /// attribute dictionaries (`perValueAttrs`, may be null), by `mhlo.memory_kind`
 /// or else by the module's `moduleSpacesKey` (a string literal).
@@ -282,9 +291,7 @@ readMemoryKinds(ArrayAttr perValueAttrs, unsigned count, ModuleOp module,
       StringAttr::get(module.getContext(), kMemoryKindAttr);
   for (unsigned index = 0; index < count; ++index) {
     DeclaredMemoryKind &declared = kinds[index];
-    auto attrs = perValueAttrs && index < perValueAttrs.size()
-                     ? llvm::dyn_cast<DictionaryAttr>(perValueAttrs[index])
-                     : DictionaryAttr();
+    DictionaryAttr attrs = getAttrDict(perValueAttrs, index);
     if (Attribute kind = attrs ? attrs.get(memoryKindName) : Attribute()) {
       declared.source = kMemoryKindAttr;
       if (auto kindString = llvm::dyn_cast<StringAttr>(kind))
@@ -668,9 +675,7 @@ private:
       checkDeclaredKind(declared, "result", i, [&] { return entry.getLoc(); });
       if (declared.kind != kPinnedHost)
         continue;
-      ArrayAttr resultAttrs = entry.getResAttrsAttr();
-      auto attrs = resultAttrs ? llvm::dyn_cast<DictionaryAttr>(resultAttrs[i])
-                               : DictionaryAttr();
+      DictionaryAttr attrs = getAttrDict(entry.getResAttrsAttr(), i);
       auto layoutMode = attrs ? llvm::dyn_cast_or_null<StringAttr>(
                                     attrs.get("mhlo.layout_mode"))
                               : StringAttr();
@@ -707,9 +712,8 @@ private:
           valueCount += block.getNumArguments();
       StringAttr name = op->getName().getIdentifier();
       if (name == names.call) {
-        if (isHostComputeCall(op))
-          hostComputeCalls.insert(op);
-        else if (FlatSymbolRefAttr callee = getCallee(op))
+        if (FlatSymbolRefAttr callee = getCallee(op);
+            callee && !isHostComputeCall(op))
           callers[callee.getAttr()].push_back(op);
         return;
       }
@@ -1106,7 +1110,7 @@ private:
   }
 
   void propagateIntoCallee(unsigned id, Operation *call, unsigned operand) {
-    if (hostComputeCalls.contains(call))
+    if (isHostComputeCall(call))
       return;
     FlatSymbolRefAttr callee = getCallee(call);
     if (!callee)
@@ -1509,7 +1513,7 @@ private:
                     ""};
     finding.outputIndex = output;
     llvm::append_range(finding.tupleIndex, paths[node.pathId]);
-    if (DictionaryAttr attrs = entry.getResultAttrDict(output))
+    if (DictionaryAttr attrs = getAttrDict(entry.getResAttrsAttr(), output))
       if (auto info =
               llvm::dyn_cast_or_null<StringAttr>(attrs.get("jax.result_info")))
         finding.resultInfo = info.getValue().str();
@@ -1658,9 +1662,6 @@ private:
 
   /// The call sites of each function, host compute calls aside.
   llvm::DenseMap<StringAttr, llvm::SmallVector<Operation *, 1>> callers;
-  /// Calls marked compute_on("device_host"): their callees get no host
-  /// memory through them.
-  llvm::DenseSet<Operation *> hostComputeCalls;
   /// The callee the walk entered last, and its body (null if it has none).
   StringAttr lastCallee;
   Block *lastCalleeBody = nullptr;
