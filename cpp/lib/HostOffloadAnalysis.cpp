@@ -481,15 +481,6 @@ private:
   Cache mergeCache, calleeCache, returnCache, sliceCache, computeCache;
 };
 
-/// Hashes by address alone: values made one after another then sit in
-/// neighbouring buckets, so that filling a million-entry map walks memory in
-/// order (LLVM's pointer hash mixes in higher bits and scatters them).
-struct AddressInfo : llvm::DenseMapInfo<void *> {
-  static unsigned getHashValue(const void *p) {
-    return static_cast<unsigned>(reinterpret_cast<uintptr_t>(p) >> 4);
-  }
-};
-
 /// How a node was reached from its parent.
 enum class StepKind : uint8_t {
   Start,
@@ -517,6 +508,84 @@ struct Node {
   bool reportedHostCompute = false;
 };
 static_assert(sizeof(Node) <= 32, "a million nodes must stay small");
+
+/// The first node of each traced value: an open-addressing table of node
+/// ids, whose keys are the values of the nodes themselves. A bucket holds a
+/// node id and the value's hash, 8 bytes where a DenseMap entry takes 16, so
+/// that the table of a million-op module stays in the last-level cache; the
+/// hash is the value's address alone, so values made one after another sit in
+/// neighbouring buckets and filling the table walks memory in order.
+class FirstNodeTable {
+public:
+  explicit FirstNodeTable(const std::vector<Node> &nodes) : nodes(nodes) {}
+
+  /// The first node of `value`, if it has one.
+  std::optional<unsigned> find(Value value) const {
+    if (buckets.empty())
+      return std::nullopt;
+    uint32_t hash = hashOf(value);
+    for (size_t index = hash & mask();; index = (index + 1) & mask()) {
+      const Bucket &bucket = buckets[index];
+      if (bucket.node == kEmpty)
+        return std::nullopt;
+      if (bucket.hash == hash && nodes[bucket.node].value == value)
+        return bucket.node;
+    }
+  }
+
+  /// Returns the first node of `value`, which becomes `newNode` if it has
+  /// none; `inserted` tells which.
+  unsigned insert(Value value, unsigned newNode, bool &inserted) {
+    // At most half full: a probe then rarely passes more than one bucket.
+    if (2 * (size + 1) > buckets.size())
+      grow();
+    uint32_t hash = hashOf(value);
+    for (size_t index = hash & mask();; index = (index + 1) & mask()) {
+      Bucket &bucket = buckets[index];
+      if (bucket.node == kEmpty) {
+        bucket = {newNode, hash};
+        ++size;
+        inserted = true;
+        return newNode;
+      }
+      if (bucket.hash == hash && nodes[bucket.node].value == value) {
+        inserted = false;
+        return bucket.node;
+      }
+    }
+  }
+
+private:
+  struct Bucket {
+    unsigned node;
+    uint32_t hash;
+  };
+  static constexpr unsigned kEmpty = ~0u;
+
+  static uint32_t hashOf(Value value) {
+    return static_cast<uint32_t>(
+        reinterpret_cast<uintptr_t>(value.getAsOpaquePointer()) >> 4);
+  }
+
+  size_t mask() const { return buckets.size() - 1; }
+
+  void grow() {
+    std::vector<Bucket> old = std::move(buckets);
+    buckets.assign(std::max<size_t>(64, 2 * old.size()), {kEmpty, 0});
+    for (const Bucket &moved : old) {
+      if (moved.node == kEmpty)
+        continue;
+      size_t index = moved.hash & mask();
+      while (buckets[index].node != kEmpty)
+        index = (index + 1) & mask();
+      buckets[index] = moved;
+    }
+  }
+
+  const std::vector<Node> &nodes;
+  std::vector<Bucket> buckets;
+  size_t size = 0;
+};
 
 /// Where a node is on its way from a start: how findings show that way.
 struct PathPosition {
@@ -791,15 +860,14 @@ private:
   /// Returns the node of (value, pathId), creating it if needed; `created`
   /// tells which.
   unsigned getOrCreateNode(Value value, unsigned pathId, bool &created) {
-    auto [it, inserted] =
-        firstNodeOfValue.try_emplace(value.getAsOpaquePointer(), nodes.size());
+    bool inserted;
+    unsigned id = firstNodeOfValue.insert(value, nodes.size(), inserted);
     created = true;
     if (inserted) {
       nodes.emplace_back(value, pathId);
-      return it->second;
+      return id;
     }
     // Other tuple index paths of the same value hang off its first node.
-    unsigned id = it->second;
     while (true) {
       if (nodes[id].pathId == pathId) {
         created = false;
@@ -818,10 +886,7 @@ private:
 
   /// The node of `value` at its first traced index path, if any.
   std::optional<unsigned> firstNodeOf(Value value) const {
-    auto it = firstNodeOfValue.find(value.getAsOpaquePointer());
-    if (it == firstNodeOfValue.end())
-      return std::nullopt;
-    return it->second;
+    return firstNodeOfValue.find(value);
   }
 
   /// The node of the same value at the next tuple index path, if any.
@@ -1670,7 +1735,7 @@ private:
   size_t valueCount = 0;
   /// The first node of each value, and the next node of the same value for
   /// each node of a value traced at several tuple index paths.
-  llvm::DenseMap<void *, unsigned, AddressInfo> firstNodeOfValue;
+  FirstNodeTable firstNodeOfValue{nodes};
   llvm::DenseMap<unsigned, unsigned> nextPathNodes;
   std::vector<unsigned> queue;
   size_t queueHead = 0;
