@@ -24,16 +24,20 @@ NB_MODULE(_hostoffload, m) {
   m.doc() = "The host-offload analysis of hostoffload, reporting as JSON.";
   m.def(
       "analyze",
-      [](MlirOperation module, const std::string &entry, bool strict) {
+      [](MlirOperation module, const std::string &entry, bool strict,
+         bool verified) {
         std::string json;
         MlirLogicalResult result = hostoffloadAnalyzeToJson(
             module, mlirStringRefCreate(entry.data(), entry.size()), strict,
-            appendToString, &json);
+            verified, appendToString, &json);
         return std::make_pair(mlirLogicalResultIsSuccess(result), json);
       },
       nb::arg("module"), nb::arg("entry") = "", nb::arg("strict") = false,
+      nb::arg("verified") = false,
       "Analyses a builtin.module; returns (succeeded, report as JSON text). "
-      "Never changes the module.");
+      "Never changes the module. `verified`: the module passed the verifier "
+      "and has not changed since (as one `parse` returned); else it is "
+      "verified first.");
   m.def(
       "parse",
       [](MlirContext context, nb::bytes text) {

@@ -48,10 +48,11 @@ def check_named(
     _require_entry(entry, name)
     operation = _source.own_operation(source)
     if operation is not None:
-        return _analyze(operation, entry, strict, name)
+        return _analyze(operation, entry, strict, name, verified=False)
     with _source.new_context() as context:
         module, source_name = _source.parse(source, context, name)
-        return _analyze(module.operation, entry, strict, source_name)
+        # Just parsed and verified: a second verifier pass would cost as much as the analysis.
+        return _analyze(module.operation, entry, strict, source_name, verified=True)
 
 
 def check_jax(
@@ -132,8 +133,10 @@ def _require_entry(entry: str | None, name: str | None) -> None:
         raise InputError.unlocated(message, source=name) from None
 
 
-def _analyze(operation: ir.Operation, entry: str | None, strict: bool, name: str | None) -> Report:
-    _, text = _hostoffload.analyze(operation, entry or "", strict)
+def _analyze(
+    operation: ir.Operation, entry: str | None, strict: bool, name: str | None, *, verified: bool
+) -> Report:
+    _, text = _hostoffload.analyze(operation, entry or "", strict, verified)
     if name is None:
         return Report.from_json(text)
     data = json.loads(_source.name_buffer(text, name))

@@ -20,13 +20,15 @@ MLIR_CAPI_EXPORTED void hostoffloadRegisterPasses(void);
 
 /// Analyses `module` (a builtin.module) like the host-offload-check pass, and
 /// calls `callback` once with the report as a JSON object (docs/report.md
-/// describes it). Never changes the module. When the entry function cannot be
-/// determined, the object has an "errors" list with the located errors and
-/// the result is failure; diagnostics are then not sent to the context's
-/// handlers.
-MLIR_CAPI_EXPORTED MlirLogicalResult
-hostoffloadAnalyzeToJson(MlirOperation module, MlirStringRef entry, bool strict,
-                         MlirStringCallback callback, void *userData);
+/// describes it). Never changes the module. `verified` tells that the module
+/// passed the verifier and has not changed since (as one that
+/// hostoffloadParseModule returned); otherwise it is verified first. When it
+/// fails the verifier or the entry function cannot be determined, the object
+/// has an "errors" list with the located errors and the result is failure;
+/// diagnostics are then not sent to the context's handlers.
+MLIR_CAPI_EXPORTED MlirLogicalResult hostoffloadAnalyzeToJson(
+    MlirOperation module, MlirStringRef entry, bool strict, bool verified,
+    MlirStringCallback callback, void *userData);
 
 /// Parses `text` (MLIR assembly or bytecode, named "-" in locations) into a
 /// new builtin.module of `context`, and verifies it. On failure, returns a null

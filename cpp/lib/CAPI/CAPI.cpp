@@ -227,6 +227,7 @@ MlirModule hostoffloadParseModule(MlirContext context, MlirStringRef text,
 
 MlirLogicalResult hostoffloadAnalyzeToJson(MlirOperation module,
                                            MlirStringRef entry, bool strict,
+                                           bool verified,
                                            MlirStringCallback callback,
                                            void *userData) {
   Operation *op = unwrap(module);
@@ -247,7 +248,7 @@ MlirLogicalResult hostoffloadAnalyzeToJson(MlirOperation module,
     // A module object of Python may have changed since it was last verified,
     // and the analysis relies on the verifier (one attribute dictionary per
     // result, return operands matching the results, ...).
-    if (succeeded(verify(moduleOp)))
+    if (verified || succeeded(verify(moduleOp)))
       report = hostoffload::analyzeHostOffload(
           moduleOp,
           hostoffload::HostOffloadOptions{unwrap(entry).str(), strict});
