@@ -1,9 +1,12 @@
 """A small run of the benchmark, so that it keeps working; no timing is asserted."""
 
 import json
+import shutil
 import subprocess
 import sys
 from pathlib import Path
+
+import pytest
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 
@@ -42,3 +45,19 @@ def test_benchmark_smoke_run_measures_every_shape(tmp_path: Path) -> None:
         # Only `outputs` has E1200 errors, which end the pipeline before a second check.
         assert (m["check_again_s"] is None) == (m["shape"] == "outputs"), m
         assert m["xla_s"] is None  # XLA:TPU is timed only with --xla-python
+
+
+@pytest.mark.skipif(shutil.which("valgrind") is None, reason="needs valgrind")
+def test_instruction_count_grows_with_the_module(tmp_path: Path) -> None:
+    result = subprocess.run(
+        [sys.executable, str(REPO_ROOT / "bench" / "instructions.py")]
+        + ["--sizes", "1000,4000", "--shapes", "chain", "--data", str(tmp_path)],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert result.returncode == 0, result.stderr
+    rows = [line.split("|") for line in result.stdout.splitlines() if line.startswith("| chain")]
+    counts = [int(row[3].strip().replace(",", "")) for row in rows]
+    assert len(counts) == 2 and 0 < counts[0] < counts[1]
+    assert rows[1][4].strip().endswith("for 4x ops")
