@@ -5,7 +5,9 @@ run and of a parse-only run of the same module, on one thread; the check is the 
     python bench/instructions.py                             # 100k and 1M ops, every shape
     python bench/instructions.py --sizes 10000,100000 --shapes chain
 
-Needs valgrind and ``offload-opt`` on PATH; a 1M-op module takes five to ten minutes.
+A check that reports errors ends its run before the module is printed, which a parse-only run
+then does on top: such modules (``outputs``) get no count. Needs valgrind and ``offload-opt`` on
+PATH; a 1M-op module takes five to ten minutes.
 """
 
 from __future__ import annotations
@@ -37,9 +39,10 @@ def native_driver(offload_opt: str) -> str:
     return str(DRIVER)
 
 
-def count_instructions(offload_opt: str, path: Path, *passes: str) -> int:
-    """Instructions of a whole ``offload-opt`` run over `path` with `passes`. One thread, so
-    that no worker spins: the count is then the same from run to run."""
+def count_instructions(offload_opt: str, path: Path, *passes: str) -> tuple[int, bool]:
+    """Instructions of a whole ``offload-opt`` run over `path` with `passes`, and whether it
+    succeeded. One thread, so that no worker spins: the count is then the same from run to
+    run."""
     with tempfile.TemporaryDirectory() as scratch:
         out = Path(scratch) / "callgrind.out"
         result = subprocess.run(
@@ -53,14 +56,16 @@ def count_instructions(offload_opt: str, path: Path, *passes: str) -> int:
         match = TOTAL_LINE.search(out.read_text())
         if match is None:
             raise RuntimeError(f"no instruction total in callgrind's output for {path}")
-        return int(match.group(1))
+        return int(match.group(1)), result.returncode == 0
 
 
-def check_instructions(offload_opt: str, path: Path) -> int:
+def check_instructions(offload_opt: str, path: Path) -> int | None:
     """Instructions a check adds to a parse-only run of `path` (the analysis, its
-    diagnostics, and the allocator's work it moves)."""
-    checked = count_instructions(offload_opt, path, "--host-offload-check")
-    return checked - count_instructions(offload_opt, path)
+    diagnostics, and the allocator's work it moves); None when the check reports errors."""
+    checked, succeeded = count_instructions(offload_opt, path, "--host-offload-check")
+    if not succeeded:
+        return None
+    return checked - count_instructions(offload_opt, path)[0]
 
 
 def main() -> None:
@@ -84,6 +89,9 @@ def main() -> None:
             if not path.exists():
                 write_module(shape, ops, path)
             count = check_instructions(offload_opt, path)
+            if count is None:
+                print(f"| {shape} | {ops:,} | errors end the run unprinted | |", flush=True)
+                continue
             growth = ""
             if previous is not None:
                 growth = f"{count / previous[1]:.2f}x for {ops / previous[0]:.0f}x ops"
