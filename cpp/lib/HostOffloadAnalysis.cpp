@@ -524,14 +524,10 @@ public:
   std::optional<unsigned> find(Value value) const {
     if (buckets.empty())
       return std::nullopt;
-    uint32_t hash = hashOf(value);
-    for (size_t index = hash & mask();; index = (index + 1) & mask()) {
-      const Bucket &bucket = buckets[index];
-      if (bucket.node == kEmpty)
-        return std::nullopt;
-      if (bucket.hash == hash && nodes[bucket.node].value == value)
-        return bucket.node;
-    }
+    const Bucket &bucket = buckets[probe(value, hashOf(value))];
+    if (bucket.node == kEmpty)
+      return std::nullopt;
+    return bucket.node;
   }
 
   /// Returns the first node of `value`, which becomes `newNode` if it has
@@ -541,19 +537,13 @@ public:
     if (2 * (size + 1) > buckets.size())
       grow();
     uint32_t hash = hashOf(value);
-    for (size_t index = hash & mask();; index = (index + 1) & mask()) {
-      Bucket &bucket = buckets[index];
-      if (bucket.node == kEmpty) {
-        bucket = {newNode, hash};
-        ++size;
-        inserted = true;
-        return newNode;
-      }
-      if (bucket.hash == hash && nodes[bucket.node].value == value) {
-        inserted = false;
-        return bucket.node;
-      }
+    Bucket &bucket = buckets[probe(value, hash)];
+    inserted = bucket.node == kEmpty;
+    if (inserted) {
+      bucket = {newNode, hash};
+      ++size;
     }
+    return bucket.node;
   }
 
 private:
@@ -570,16 +560,24 @@ private:
 
   size_t mask() const { return buckets.size() - 1; }
 
+  /// The bucket of `value` (whose hash is `hash`), or the empty one where it
+  /// would go; without a `value`, the first empty bucket for `hash`.
+  size_t probe(std::optional<Value> value, uint32_t hash) const {
+    for (size_t index = hash & mask();; index = (index + 1) & mask()) {
+      const Bucket &bucket = buckets[index];
+      if (bucket.node == kEmpty ||
+          (value && bucket.hash == hash && nodes[bucket.node].value == *value))
+        return index;
+    }
+  }
+
   void grow() {
     std::vector<Bucket> old = std::move(buckets);
     buckets.assign(std::max<size_t>(64, 2 * old.size()), {kEmpty, 0});
     for (const Bucket &moved : old) {
       if (moved.node == kEmpty)
         continue;
-      size_t index = moved.hash & mask();
-      while (buckets[index].node != kEmpty)
-        index = (index + 1) & mask();
-      buckets[index] = moved;
+      buckets[probe(std::nullopt, moved.hash)] = moved;
     }
   }
 
