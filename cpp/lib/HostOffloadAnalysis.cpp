@@ -1188,17 +1188,51 @@ private:
     }
     if (!lastCalleeBody || operand >= lastCalleeBody->getNumArguments())
       return;
-    reach(lastCalleeBody->getArgument(operand), nodes[id].pathId, id, call,
-          StepKind::IntoCallee, factTable.intoCallee(nodes[id].facts, operand));
+    unsigned flow = enterCallee(id, call, operand);
+    argumentFlows[flow].calls.push_back(call);
     // Returns already known to carry this argument now flow to this call.
-    auto edges = returnEdges.find({lastCalleeBody->getParentOp(), operand});
-    if (edges == returnEdges.end())
-      return;
-    for (auto [result, returnNode] : edges->second)
+    for (auto [result, returnNode] : argumentFlows[flow].returns)
       reachResult(
           call, result, nodes[returnNode].pathId, returnNode,
           StepKind::OutOfCallee,
           factTable.outOfCallee(nodes[returnNode].facts, nodes[id].facts));
+  }
+
+  /// Host memory of node `id` enters argument `operand` of the last callee;
+  /// returns the argument's flow.
+  ///
+  /// Merging facts is a function of the two facts: once entering from a node
+  /// with some facts and path left the argument's node as it was, entering
+  /// it again the same way changes nothing while that node stays so, which
+  /// saves call sites in a row the lookups.
+  unsigned enterCallee(unsigned id, Operation *call, unsigned operand) {
+    const Node &caller = nodes[id];
+    bool sameArgument =
+        lastEntry.body == lastCalleeBody && lastEntry.argument == operand;
+    bool sameEntry = sameArgument && lastEntry.pathId == caller.pathId &&
+                     lastEntry.callerFacts == caller.facts &&
+                     nodes[lastEntry.node].facts == lastEntry.nodeFacts;
+    if (sameEntry && lastEntry.changesNothing)
+      return lastEntry.flow;
+    CalleeEntry entry{lastCalleeBody, operand, caller.pathId, caller.facts};
+    entry.flow = sameArgument
+                     ? lastEntry.flow
+                     : getArgumentFlow(lastCalleeBody->getParentOp(), operand);
+    entry.node = reach(lastCalleeBody->getArgument(operand), caller.pathId, id,
+                       call, StepKind::IntoCallee,
+                       factTable.intoCallee(caller.facts, operand));
+    entry.nodeFacts = nodes[entry.node].facts;
+    entry.changesNothing = sameEntry && entry.nodeFacts == lastEntry.nodeFacts;
+    lastEntry = entry;
+    return entry.flow;
+  }
+
+  unsigned getArgumentFlow(Operation *function, unsigned argument) {
+    auto [it, inserted] =
+        argumentFlowIds.try_emplace({function, argument}, argumentFlows.size());
+    if (inserted)
+      argumentFlows.emplace_back();
+    return it->second;
   }
 
   void propagateOutOfFunction(unsigned id, Operation *terminator,
@@ -1209,25 +1243,31 @@ private:
     if (function == entry && operand < outputNodes.size() &&
         outputNodes[operand] < 0)
       outputNodes[operand] = static_cast<int>(id);
-    auto it = callers.find(function.getSymNameAttr());
-    if (it == callers.end())
-      return;
     // Copies: reaching call results below grows the node and fact tables.
     unsigned pathId = nodes[id].pathId;
     Facts facts = factsOf(nodes[id]);
     // A node passes here again only when its facts grow, a bounded number of
-    // times, so the edges need no search for repeats (which would be
+    // times, so the returns need no search for repeats (which would be
     // quadratic in the results of a callee).
     for (unsigned origin : facts.origins)
-      returnEdges[{function.getOperation(), origin}].emplace_back(operand, id);
-    for (Operation *call : it->second) {
-      if (facts.global) {
+      argumentFlows[getArgumentFlow(function, origin)].returns.emplace_back(
+          operand, id);
+    if (facts.global) {
+      auto it = callers.find(function.getSymNameAttr());
+      if (it == callers.end())
+        return;
+      for (Operation *call : it->second)
         reachResult(call, operand, pathId, id, StepKind::OutOfCallee);
-        continue;
-      }
-      for (unsigned origin : facts.origins) {
-        if (origin >= call->getNumOperands())
-          continue;
+      return;
+    }
+    // Host memory that came through an argument returns only to the call
+    // sites it entered from; the others, whose operands are yet to be
+    // walked, take the return when they enter. Visiting only these leaves
+    // alone the thousands of call sites of a shared callee that host memory
+    // never reaches.
+    for (unsigned origin : facts.origins) {
+      for (Operation *call :
+           argumentFlows[getArgumentFlow(function, origin)].calls) {
         if (std::optional<unsigned> callerNode =
                 firstNodeOf(call->getOperand(origin)))
           reachResult(
@@ -1729,6 +1769,19 @@ private:
   /// The callee the walk entered last, and its body (null if it has none).
   StringAttr lastCallee;
   Block *lastCalleeBody = nullptr;
+  /// The last time host memory entered a callee's argument.
+  struct CalleeEntry {
+    Block *body = nullptr;
+    unsigned argument = 0;
+    unsigned pathId = 0;
+    unsigned callerFacts = 0;
+    /// The argument's node, and its facts right after.
+    unsigned node = 0;
+    unsigned nodeFacts = 0;
+    /// Entering left the node's facts as they were.
+    bool changesNothing = false;
+    unsigned flow = 0;
+  } lastEntry;
   std::vector<Node> nodes;
   /// Results and block arguments in the module: room reserved for nodes.
   size_t valueCount = 0;
@@ -1743,11 +1796,18 @@ private:
   std::vector<llvm::ArrayRef<int64_t>> paths;
   llvm::DenseMap<llvm::ArrayRef<int64_t>, unsigned> pathIds;
 
-  /// For (callee, argument number): the (result number, node) pairs of the
-  /// callee's returns that carry host memory coming through that argument.
-  llvm::DenseMap<std::pair<Operation *, unsigned>,
-                 llvm::SmallVector<std::pair<unsigned, unsigned>, 1>>
-      returnEdges;
+  /// What flows through one argument of one function.
+  struct ArgumentFlow {
+    /// The (result number, node) pairs of the function's returns that carry
+    /// host memory coming through the argument.
+    llvm::SmallVector<std::pair<unsigned, unsigned>, 1> returns;
+    /// The call sites host memory entered the argument from, once for each
+    /// time the facts of the operand grew.
+    std::vector<Operation *> calls;
+  };
+  std::vector<ArgumentFlow> argumentFlows;
+  /// By (function, argument number).
+  llvm::DenseMap<std::pair<Operation *, unsigned>, unsigned> argumentFlowIds;
   /// The first node reaching each output of the entry function; -1 if none.
   std::vector<int> outputNodes;
   /// Ops without results reported as implicit host compute (the others are

@@ -68,6 +68,33 @@
 
 // -----
 
+// A call site whose operand is walked before the callee's return carries host
+// memory, and one walked after, both get it back; the device call sites in
+// between never do.
+"builtin.module"() ({
+  "func.func"() <{arg_attrs = [{mhlo.memory_kind = "pinned_host"}, {}], function_type = (tensor<4xf32>, tensor<4xf32>) -> (tensor<4xf32>, tensor<4xf32>, tensor<4xf32>), res_attrs = [{}, {}, {}], sym_name = "main"}> ({
+  // expected-note @below {{in host memory from the start: argument #0 is declared mhlo.memory_kind = "pinned_host"}}
+  ^bb0(%arg0: tensor<4xf32>, %arg1: tensor<4xf32>):
+    %0 = "func.call"(%arg0) <{callee = @scale}> : (tensor<4xf32>) -> tensor<4xf32>
+    %1 = "func.call"(%arg1) <{callee = @scale}> : (tensor<4xf32>) -> tensor<4xf32>
+    // expected-error @below {{E1200: Tensor which is moved to host (starting from argument #0) is returned from the entry computation but the layout for this output is not set to host memory; output 1 has no mhlo.memory_kind, so it is in device memory}}
+    // expected-note @below {{path: argument #0 -> call @scale -> stablehlo.add -> return from @scale -> output 1}}
+    // expected-note @below {{fix (keep it in host memory)}}
+    // expected-note @below {{fix (bring it back to device memory)}}
+    %2 = "func.call"(%0) <{callee = @scale}> : (tensor<4xf32>) -> tensor<4xf32>
+    %3 = "func.call"(%1) <{callee = @scale}> : (tensor<4xf32>) -> tensor<4xf32>
+    "func.return"(%1, %2, %3) : (tensor<4xf32>, tensor<4xf32>, tensor<4xf32>) -> ()
+  }) : () -> ()
+  "func.func"() <{function_type = (tensor<4xf32>) -> tensor<4xf32>, sym_name = "scale", sym_visibility = "private"}> ({
+  ^bb0(%arg0: tensor<4xf32>):
+    // expected-warning @below {{W1201: 'stablehlo.add' computes on a tensor in host memory (moved to host starting from argument #0); XLA runs it as host compute and keeps its results in host memory}}
+    %0 = "stablehlo.add"(%arg0, %arg0) : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
+    "func.return"(%0) : (tensor<4xf32>) -> ()
+  }) : () -> ()
+}) : () -> ()
+
+// -----
+
 // A move to host inside a callee makes its result host at every call site.
 "builtin.module"() ({
   "func.func"() <{function_type = (tensor<4xf32>) -> (tensor<4xf32>, tensor<4xf32>), sym_name = "main"}> ({
