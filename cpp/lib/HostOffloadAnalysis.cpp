@@ -1189,7 +1189,7 @@ private:
     if (!lastCalleeBody || operand >= lastCalleeBody->getNumArguments())
       return;
     unsigned flow = enterCallee(id, call, operand);
-    argumentFlows[flow].calls.push_back(call);
+    recordCall(flow, call);
     // Returns already known to carry this argument now flow to this call.
     for (auto [result, returnNode] : argumentFlows[flow].returns)
       reachResult(
@@ -1225,6 +1225,18 @@ private:
     entry.changesNothing = sameEntry && entry.nodeFacts == lastEntry.nodeFacts;
     lastEntry = entry;
     return entry.flow;
+  }
+
+  /// Host memory entered argument flow `flow` from `call`.
+  void recordCall(unsigned flow, Operation *call) {
+    int entry = static_cast<int>(flowCalls.size());
+    flowCalls.push_back({call, -1});
+    int &last = argumentFlows[flow].lastCall;
+    if (last < 0)
+      argumentFlows[flow].firstCall = entry;
+    else
+      flowCalls[last].second = entry;
+    last = entry;
   }
 
   unsigned getArgumentFlow(Operation *function, unsigned argument) {
@@ -1266,8 +1278,10 @@ private:
     // alone the thousands of call sites of a shared callee that host memory
     // never reaches.
     for (unsigned origin : facts.origins) {
-      for (Operation *call :
-           argumentFlows[getArgumentFlow(function, origin)].calls) {
+      for (int entry =
+               argumentFlows[getArgumentFlow(function, origin)].firstCall;
+           entry >= 0; entry = flowCalls[entry].second) {
+        Operation *call = flowCalls[entry].first;
         if (std::optional<unsigned> callerNode =
                 firstNodeOf(call->getOperand(origin)))
           reachResult(
@@ -1801,11 +1815,17 @@ private:
     /// The (result number, node) pairs of the function's returns that carry
     /// host memory coming through the argument.
     llvm::SmallVector<std::pair<unsigned, unsigned>, 1> returns;
-    /// The call sites host memory entered the argument from, once for each
-    /// time the facts of the operand grew.
-    std::vector<Operation *> calls;
+    /// The first and last of the argument's `flowCalls`; -1 if none.
+    int firstCall = -1;
+    int lastCall = -1;
   };
   std::vector<ArgumentFlow> argumentFlows;
+  /// The call sites host memory entered an argument from, once for each time
+  /// the facts of the operand grew, linked per argument: (call, next entry of
+  /// the same argument or -1). One array for all, where thousands of
+  /// arguments entered from one call site each would take an allocation
+  /// each.
+  std::vector<std::pair<Operation *, int>> flowCalls;
   /// By (function, argument number).
   llvm::DenseMap<std::pair<Operation *, unsigned>, unsigned> argumentFlowIds;
   /// The first node reaching each output of the entry function; -1 if none.
