@@ -1794,6 +1794,7 @@ private:
     unsigned nodeFacts = 0;
     /// Entering left the node's facts as they were.
     bool changesNothing = false;
+    /// The argument's flow.
     unsigned flow = 0;
   } lastEntry;
   std::vector<Node> nodes;
