@@ -1261,26 +1261,20 @@ private:
     // A node passes here again only when its facts grow, a bounded number of
     // times, so the returns need no search for repeats (which would be
     // quadratic in the results of a callee).
-    for (unsigned origin : facts.origins)
-      argumentFlows[getArgumentFlow(function, origin)].returns.emplace_back(
-          operand, id);
-    if (facts.global) {
-      auto it = callers.find(function.getSymNameAttr());
-      if (it == callers.end())
-        return;
-      for (Operation *call : it->second)
-        reachResult(call, operand, pathId, id, StepKind::OutOfCallee);
-      return;
-    }
+    //
     // Host memory that came through an argument returns only to the call
     // sites it entered from; the others, whose operands are yet to be
     // walked, take the return when they enter. Visiting only these leaves
     // alone the thousands of call sites of a shared callee that host memory
-    // never reaches.
+    // never reaches. Host memory made inside the function returns to every
+    // call site.
     for (unsigned origin : facts.origins) {
-      for (int entry =
-               argumentFlows[getArgumentFlow(function, origin)].firstCall;
-           entry >= 0; entry = flowCalls[entry].second) {
+      unsigned flow = getArgumentFlow(function, origin);
+      argumentFlows[flow].returns.emplace_back(operand, id);
+      if (facts.global)
+        continue;
+      for (int entry = argumentFlows[flow].firstCall; entry >= 0;
+           entry = flowCalls[entry].second) {
         Operation *call = flowCalls[entry].first;
         if (std::optional<unsigned> callerNode =
                 firstNodeOf(call->getOperand(origin)))
@@ -1289,6 +1283,13 @@ private:
               factTable.outOfCallee(nodes[id].facts, nodes[*callerNode].facts));
       }
     }
+    if (!facts.global)
+      return;
+    auto it = callers.find(function.getSymNameAttr());
+    if (it == callers.end())
+      return;
+    for (Operation *call : it->second)
+      reachResult(call, operand, pathId, id, StepKind::OutOfCallee);
   }
 
   void propagateThroughCustomCall(unsigned id, Operation *op,
