@@ -18,6 +18,7 @@
 
 #include "hostoffload/HostOffloadAnalysis.h"
 
+#include "LargeArrayAllocator.h"
 #include "hostoffload/EntryFunction.h"
 
 #include "mlir/IR/BuiltinAttributes.h"
@@ -518,7 +519,7 @@ static_assert(sizeof(Node) <= 32, "a million nodes must stay small");
 /// order.
 class FirstNodeTable {
 public:
-  explicit FirstNodeTable(const std::vector<Node> &nodes) : nodes(nodes) {}
+  explicit FirstNodeTable(const LargeVector<Node> &nodes) : nodes(nodes) {}
 
   /// The first node of `value`, if it has one.
   std::optional<unsigned> find(Value value) const {
@@ -572,7 +573,7 @@ private:
   }
 
   void grow() {
-    std::vector<Bucket> old = std::move(buckets);
+    LargeVector<Bucket> old = std::move(buckets);
     buckets.assign(std::max<size_t>(64, 2 * old.size()), {kEmpty, 0});
     for (const Bucket &moved : old) {
       if (moved.node == kEmpty)
@@ -581,8 +582,8 @@ private:
     }
   }
 
-  const std::vector<Node> &nodes;
-  std::vector<Bucket> buckets;
+  const LargeVector<Node> &nodes;
+  LargeVector<Bucket> buckets;
   size_t size = 0;
 };
 
@@ -1798,14 +1799,14 @@ private:
     /// The argument's flow.
     unsigned flow = 0;
   } lastEntry;
-  std::vector<Node> nodes;
+  LargeVector<Node> nodes;
   /// Results and block arguments in the module: room reserved for nodes.
   size_t valueCount = 0;
   /// The first node of each value, and the next node of the same value for
   /// each node of a value traced at several tuple index paths.
   FirstNodeTable firstNodeOfValue{nodes};
   llvm::DenseMap<unsigned, unsigned> nextPathNodes;
-  std::vector<unsigned> queue;
+  LargeVector<unsigned> queue;
   size_t queueHead = 0;
 
   llvm::BumpPtrAllocator pathAllocator;
@@ -1827,7 +1828,7 @@ private:
   /// the same argument or -1). One array for all, where thousands of
   /// arguments entered from one call site each would take an allocation
   /// each.
-  std::vector<std::pair<Operation *, int>> flowCalls;
+  LargeVector<std::pair<Operation *, int>> flowCalls;
   /// By (function, argument number).
   llvm::DenseMap<std::pair<Operation *, unsigned>, unsigned> argumentFlowIds;
   /// The first node reaching each output of the entry function; -1 if none.

@@ -1,0 +1,55 @@
+//===- LargeArrayAllocator.cpp - arrays in transparent huge pages ---------===//
+
+#include "LargeArrayAllocator.h"
+
+#include "llvm/Support/ErrorHandling.h"
+#include "llvm/Support/MathExtras.h"
+
+#include <cstdint>
+#include <new>
+
+#if defined(__linux__)
+#include <sys/mman.h>
+#endif
+
+namespace hostoffload {
+
+#if defined(__linux__) && defined(MADV_HUGEPAGE)
+static constexpr size_t kHugePageBytes = size_t(2) << 20;
+
+void *allocateLargeArray(size_t bytes) {
+  if (bytes < kHugePageBytes)
+    return ::operator new(bytes);
+  size_t rounded = llvm::alignTo(bytes, kHugePageBytes);
+  // Mapped with a huge page to spare, so that the array can start on a
+  // huge page boundary; the spare ends are unmapped at once.
+  void *mapped = mmap(nullptr, rounded + kHugePageBytes, PROT_READ | PROT_WRITE,
+                      MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  if (mapped == MAP_FAILED)
+    llvm::report_bad_alloc_error("cannot map memory for the analysis");
+  auto start = reinterpret_cast<uintptr_t>(mapped);
+  uintptr_t aligned = llvm::alignTo(start, kHugePageBytes);
+  if (aligned != start)
+    munmap(mapped, aligned - start);
+  size_t tail = kHugePageBytes - (aligned - start);
+  if (tail != 0)
+    munmap(reinterpret_cast<void *>(aligned + rounded), tail);
+  // Only a hint: without transparent huge pages the array takes 4 KiB pages.
+  madvise(reinterpret_cast<void *>(aligned), rounded, MADV_HUGEPAGE);
+  return reinterpret_cast<void *>(aligned);
+}
+
+void deallocateLargeArray(void *memory, size_t bytes) {
+  if (bytes < kHugePageBytes) {
+    ::operator delete(memory);
+    return;
+  }
+  munmap(memory, llvm::alignTo(bytes, kHugePageBytes));
+}
+#else
+void *allocateLargeArray(size_t bytes) { return ::operator new(bytes); }
+
+void deallocateLargeArray(void *memory, size_t) { ::operator delete(memory); }
+#endif
+
+} // namespace hostoffload
