@@ -621,6 +621,7 @@ public:
     // untouched, so unused room costs no memory.
     nodes.reserve(valueCount);
     queue.reserve(valueCount);
+    flowCalls.reserve(callSiteCount);
     collectEntrySignature();
     for (Operation *op : customCalls)
       collectCustomCall(op);
@@ -782,8 +783,10 @@ private:
       StringAttr name = op->getName().getIdentifier();
       if (name == names.call) {
         if (FlatSymbolRefAttr callee = getCallee(op);
-            callee && !isHostComputeCall(op))
+            callee && !isHostComputeCall(op)) {
           callers[callee.getAttr()].push_back(op);
+          ++callSiteCount;
+        }
         return;
       }
       if (name == names.customCall)
@@ -1829,6 +1832,10 @@ private:
   /// arguments entered from one call site each would take an allocation
   /// each.
   LargeVector<std::pair<Operation *, int>> flowCalls;
+  /// Call sites in the module, host compute calls aside: room reserved for
+  /// `flowCalls`, which holds each at least once when every call site is
+  /// reached.
+  size_t callSiteCount = 0;
   /// By (function, argument number).
   llvm::DenseMap<std::pair<Operation *, unsigned>, unsigned> argumentFlowIds;
   /// The first node reaching each output of the entry function; -1 if none.

@@ -16,9 +16,12 @@ namespace hostoffload {
 
 #if defined(__linux__) && defined(MADV_HUGEPAGE)
 static constexpr size_t kHugePageBytes = size_t(2) << 20;
+/// From half a huge page on, one huge page costs less than the 4 KiB pages
+/// it replaces, even where half of it stays unused.
+static constexpr size_t kSmallestHugeArray = kHugePageBytes / 2;
 
 void *allocateLargeArray(size_t bytes) {
-  if (bytes < kHugePageBytes)
+  if (bytes < kSmallestHugeArray)
     return ::operator new(bytes);
   size_t rounded = llvm::alignTo(bytes, kHugePageBytes);
   // Mapped with a huge page to spare, so that the array can start on a
@@ -40,7 +43,7 @@ void *allocateLargeArray(size_t bytes) {
 }
 
 void deallocateLargeArray(void *memory, size_t bytes) {
-  if (bytes < kHugePageBytes) {
+  if (bytes < kSmallestHugeArray) {
     ::operator delete(memory);
     return;
   }
