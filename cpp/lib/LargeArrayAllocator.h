@@ -2,10 +2,10 @@
 //
 // The analysis writes its tables into memory the process has not touched
 // before, and on the project's machine the first write to each 4 KiB page
-// costs about 2 us in the kernel: a fifth of a check of a million-op module.
-// Arrays of 1 MiB or more are therefore mapped on 2 MiB boundaries and
-// offered to the kernel for transparent huge pages, where one fault maps 2 MiB.
-// Elsewhere, and for smaller arrays, they come from `operator new`.
+// costs about 2 us in the kernel, up to a fifth of a check of a million-op
+// module. Arrays of 1 MiB or more are therefore mapped on 2 MiB boundaries
+// and offered to the kernel for transparent huge pages, where one fault maps
+// 2 MiB. Elsewhere, and for smaller arrays, they come from `operator new`.
 //
 //===----------------------------------------------------------------------===//
 
