@@ -17,7 +17,8 @@ namespace hostoffload {
 #if defined(__linux__) && defined(MADV_HUGEPAGE)
 static constexpr size_t kHugePageBytes = size_t(2) << 20;
 /// From half a huge page on, one huge page costs less than the 4 KiB pages
-/// it replaces, even where half of it stays unused.
+/// it replaces, even where half of it stays unused, as long as the kernel
+/// has huge pages at hand (docs/performance.md, sixth round).
 static constexpr size_t kSmallestHugeArray = kHugePageBytes / 2;
 
 void *allocateLargeArray(size_t bytes) {
