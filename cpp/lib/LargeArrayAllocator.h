@@ -45,7 +45,7 @@ template <typename T> struct LargeArrayAllocator {
   }
 };
 
-/// A vector of a large array.
+/// A vector whose storage comes from `LargeArrayAllocator`.
 template <typename T>
 using LargeVector = std::vector<T, LargeArrayAllocator<T>>;
 
