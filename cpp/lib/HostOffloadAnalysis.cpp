@@ -1196,10 +1196,18 @@ private:
     recordCall(flow, call);
     // Returns already known to carry this argument now flow to this call.
     for (auto [result, returnNode] : argumentFlows[flow].returns)
-      reachResult(
-          call, result, nodes[returnNode].pathId, returnNode,
-          StepKind::OutOfCallee,
-          factTable.outOfCallee(nodes[returnNode].facts, nodes[id].facts));
+      returnToCall(call, result, returnNode, id);
+  }
+
+  /// Host memory of node `returnNode`, returned as result `result` of a
+  /// callee, comes back from `call`, which passed it in from node
+  /// `callerNode`.
+  void returnToCall(Operation *call, unsigned result, unsigned returnNode,
+                    unsigned callerNode) {
+    reachResult(call, result, nodes[returnNode].pathId, returnNode,
+                StepKind::OutOfCallee,
+                factTable.outOfCallee(nodes[returnNode].facts,
+                                      nodes[callerNode].facts));
   }
 
   /// Host memory of node `id` enters argument `operand` of the last callee;
@@ -1282,9 +1290,7 @@ private:
         Operation *call = flowCalls[entry].first;
         if (std::optional<unsigned> callerNode =
                 firstNodeOf(call->getOperand(origin)))
-          reachResult(
-              call, operand, pathId, id, StepKind::OutOfCallee,
-              factTable.outOfCallee(nodes[id].facts, nodes[*callerNode].facts));
+          returnToCall(call, operand, id, *callerNode);
       }
     }
     if (!facts.global)
