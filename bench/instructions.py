@@ -1,9 +1,10 @@
 """How the check's instruction count grows with the module, which the machine's noise and
 caches do not move: callgrind counts the instructions of an ``offload-opt --host-offload-check``
 run and of a parse-only run of the same module, on one thread; the check is the difference.
+Run from the repository root:
 
-    python bench/instructions.py                             # 100k and 1M ops, every shape
-    python bench/instructions.py --sizes 10000,100000 --shapes chain
+    python -m bench.instructions                             # 100k and 1M ops, every shape
+    python -m bench.instructions --sizes 10000,100000 --shapes chain
 
 A check that reports errors ends its run before the module is printed, which a parse-only run
 then does on top: such modules (``outputs``) get no count. Needs valgrind and ``offload-opt`` on
@@ -20,10 +21,9 @@ import sys
 import tempfile
 from pathlib import Path
 
-BENCH_DIR = Path(__file__).resolve().parent
-sys.path.insert(0, str(BENCH_DIR))
+from tools.generate import SHAPES, write_module
 
-from generate import SHAPES, write_module  # noqa: E402
+BENCH_DIR = Path(__file__).resolve().parent
 
 TOTAL_LINE = re.compile(r"^(?:summary|totals):\s*(\d+)", re.MULTILINE)
 

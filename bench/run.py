@@ -1,6 +1,6 @@
 """Benchmarks of the host-offload check: time and memory as ratios, which hold on a noisy machine.
 
-For every shape of ``generate.py`` and every size it reports, in one run:
+For every benchmark shape of ``tools/generate.py`` and every size it reports, in one run:
 
 - parse and check time from ``offload-opt --mlir-timing`` (same process), and their ratio;
 - the check run a second time in the same pipeline: the first run also pays for the allocator
@@ -12,7 +12,7 @@ For every shape of ``generate.py`` and every size it reports, in one run:
   at the check's first large allocation instead of at exit);
 - peak RSS of ``offload-opt --host-offload-check`` over a parse-only run of the same module;
 - ``hostoffload`` from Python end to end (parse, check, report);
-- the Python baseline of ``baseline.py`` on the same module (sizes up to ``--baseline-max``),
+- the Python baseline of ``bench/baseline.py`` on the same module (sizes up to ``--baseline-max``),
   and how many times faster the C++ analysis is;
 - the time of each fix pass (``--host-offload-fix=strategy=host`` and ``strategy=device``) over
   parse: the fix rewrites every failing output, so it is where a module with many outputs
@@ -22,12 +22,13 @@ For every shape of ``generate.py`` and every size it reports, in one run:
   time from the module text to its verdict (parse and compile-only; sizes up to ``--xla-max``)
   and how many times sooner ours (parse and check, in ``offload-opt``) is.
 
-With ``--repeat N`` every offload-opt measurement is the median of N runs.
+With ``--repeat N`` every offload-opt measurement is the median of N runs. Run from the
+repository root::
 
-    python bench/run.py                        # 10k, 100k, 1M ops, every shape
-    python bench/run.py --sizes 4000000 --shapes chain fanout
-    python bench/run.py --smoke                # 2k ops, a few seconds
-    python bench/run.py --xla-python /work/oracle-venv/bin/python --sizes 10000,100000
+    python -m bench.run                        # 10k, 100k, 1M ops, every shape
+    python -m bench.run --sizes 4000000 --shapes chain fanout
+    python -m bench.run --smoke                # 2k ops, a few seconds
+    python -m bench.run --xla-python ../oracle-venv/bin/python --sizes 10000,100000
 """
 
 from __future__ import annotations
@@ -44,15 +45,14 @@ import time
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
-BENCH_DIR = Path(__file__).resolve().parent
-sys.path.insert(0, str(BENCH_DIR))
+from tools.generate import SHAPES, write_module
 
-from generate import SHAPES, write_module  # noqa: E402
+BENCH_DIR = Path(__file__).resolve().parent
+REPO_ROOT = BENCH_DIR.parent
 
 TIMING_LINE = re.compile(
     r"^\s*([0-9.]+) \(\s*[0-9.]+%\)\s+(Parser|HostOffloadCheckPass|HostOffloadFixPass)\s*$"
 )
-WORKER = BENCH_DIR.parent / "tools" / "differential" / "worker.py"
 XLA_TIMEOUT_S = 1800
 
 
@@ -119,10 +119,10 @@ except AttributeError:
 print(time.perf_counter() - start)
 """
 
+# Run from the repository root, which is then on sys.path.
 BASELINE = """
 import sys, time
-sys.path.insert(0, sys.argv[2])
-from baseline import find_mismatches
+from bench.baseline import find_mismatches
 from hostoffload.mlir import ir
 with ir.Context():
     module = ir.Module.parse(open(sys.argv[1]).read())
@@ -132,10 +132,15 @@ with ir.Context():
 """
 
 
-def python_seconds(script: str, *args: str) -> float:
-    result = subprocess.run([sys.executable, "-c", script, *args], capture_output=True, text=True)
+def python_seconds(script: str, path: Path) -> float:
+    result = subprocess.run(
+        [sys.executable, "-c", script, str(path.resolve())],
+        capture_output=True,
+        text=True,
+        cwd=REPO_ROOT,
+    )
     if result.returncode != 0:
-        raise RuntimeError(f"Python measurement on {args[0]} failed:\n{result.stderr[-3000:]}")
+        raise RuntimeError(f"Python measurement on {path} failed:\n{result.stderr[-3000:]}")
     return float(result.stdout.strip().splitlines()[-1])
 
 
@@ -145,9 +150,10 @@ def xla_compile(xla_python: str, path: Path) -> tuple[float | None, str]:
     result_path = path.with_suffix(".xla.json")
     try:
         process = subprocess.run(
-            [xla_python, str(WORKER), "compile", "--module", str(path)]
-            + ["--result", str(result_path)],
+            [xla_python, "-m", "tools.differential.worker", "compile"]
+            + ["--module", str(path.resolve()), "--result", str(result_path.resolve())],
             capture_output=True,
+            cwd=REPO_ROOT,
             timeout=XLA_TIMEOUT_S,
         )
     except subprocess.TimeoutExpired:
@@ -215,7 +221,7 @@ def measure(
     check_again_s = median.get("again")
     baseline_s = None
     if ops <= baseline_max:
-        baseline_s = python_seconds(BASELINE, str(path), str(BENCH_DIR))
+        baseline_s = python_seconds(BASELINE, path)
     xla_s, xla_status = None, None
     if xla_python and ops <= xla_max:
         xla_s, xla_status = xla_compile(xla_python, path)
@@ -233,7 +239,7 @@ def measure(
         rss_parse_mb=rss_parse,
         rss_check_mb=rss_check,
         rss_ratio=rss_check / rss_parse,
-        python_end_to_end_s=python_seconds(PYTHON_CHECK, str(path)),
+        python_end_to_end_s=python_seconds(PYTHON_CHECK, path),
         baseline_s=baseline_s,
         baseline_speedup=baseline_s / check_s if baseline_s is not None else None,
         run_s=run_s,

@@ -1,12 +1,101 @@
-"""Shared fixtures for the Python test suite."""
+"""Constants and helpers shared by the Python test suite: ``from conftest import ...``.
 
+The JAX programs the tests run on are those of the differential suite (``test/differential``):
+real TPU lowerings of ``tools/differential/catalogue.py``, each with XLA:TPU's verdict in
+``verdicts.json`` (docs/differential.md).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import subprocess
+import sys
 from pathlib import Path
+from typing import Any
 
-import pytest
+from hostoffload import Report
+from hostoffload.mlir import ir
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
+EXAMPLE = REPO_ROOT / "examples" / "offloaded_state.mlir"
+DIFFERENTIAL_DIR = REPO_ROOT / "test" / "differential"
+VERDICTS: dict[str, Any] = json.loads((DIFFERENTIAL_DIR / "verdicts.json").read_text())
+MODULES: dict[str, dict[str, Any]] = VERDICTS["modules"]
+
+# What a crash of MLIR, of our C++ or of Python prints; never in the output of a run.
+CRASH_MARKERS = ("Stack dump", "PLEASE submit a bug report", "Assertion", "Traceback")
+# The output index of each E1200 error in the text of offload-opt or python -m hostoffload.
+E1200_OUTPUT = re.compile(r"error: E1200: .*?; output (\d+)")
 
 
-@pytest.fixture
-def examples_dir() -> Path:
-    return REPO_ROOT / "examples"
+def differential_module(name: str) -> Path:
+    """The recorded module ``name`` of the differential suite."""
+    return DIFFERENTIAL_DIR / f"{name}.mlir"
+
+
+def xla_e1200_outputs(name: str) -> list[int] | None:
+    """The outputs XLA:TPU rejects with E1200 in module ``name``; None without a verdict."""
+    outputs = MODULES[name]["xla"]["e1200_outputs"]
+    return None if outputs is None else list(outputs)
+
+
+# The catalogue's programs as JAX lowers them (no mutants, no fixes) that XLA gave a verdict on.
+PROGRAMS = sorted(
+    name
+    for name, entry in MODULES.items()
+    if entry["kind"] == "program" and xla_e1200_outputs(name) is not None
+)
+PROGRAMS_WITH_E1200 = [name for name in PROGRAMS if xla_e1200_outputs(name)]
+# A JAX lowering without findings: a pinned_host argument returned to a pinned_host output.
+CLEAN = differential_module("host_arg_passthrough_host_out")
+# A JAX lowering with warnings only: host compute in a cond whose result moves back to device.
+HOST_COMPUTE_ONLY = differential_module("cond_host_to_device")
+
+
+def run_offload_opt(
+    *args: str | Path, stdin: str | None = None, timeout: float = 120
+) -> subprocess.CompletedProcess[str]:
+    """``offload-opt ARGS`` from the repository root, its output as text."""
+    return subprocess.run(
+        ["offload-opt", *map(str, args)],
+        input=stdin,
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        cwd=REPO_ROOT,
+    )
+
+
+def run_hostoffload(
+    *args: str | Path, stdin: str | None = None, timeout: float = 120
+) -> subprocess.CompletedProcess[str]:
+    """``python -m hostoffload ARGS`` from the repository root, its output as text."""
+    return subprocess.run(
+        [sys.executable, "-m", "hostoffload", *map(str, args)],
+        input=stdin,
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        cwd=REPO_ROOT,
+    )
+
+
+def crash_markers_in(output: str) -> list[str]:
+    """The crash markers found in ``output``: a test asserts there are none."""
+    return [marker for marker in CRASH_MARKERS if marker in output]
+
+
+def e1200_outputs_in(output: str) -> list[int]:
+    """The output indices of the E1200 errors in the text of a run, sorted, once each."""
+    return sorted({int(index) for index in E1200_OUTPUT.findall(output)})
+
+
+def e1200_outputs(report: Report) -> list[int | None]:
+    """The output indices of the report's E1200 errors, in the report's order."""
+    return [finding.output_index for finding in report.errors if finding.code == "E1200"]
+
+
+def generic_asm(operation: ir.Operation) -> str:
+    """The operation as ``hostoffload.fix`` prints modules: generic form, with locations."""
+    return operation.get_asm(print_generic_op_form=True, enable_debug_info=True)

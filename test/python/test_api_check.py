@@ -1,11 +1,11 @@
 """hostoffload.check on every kind of source of our own MLIR, and its InputErrors."""
 
 import dataclasses
-import json
 import pickle
 from pathlib import Path
 
 import pytest
+from conftest import PROGRAMS, differential_module, xla_e1200_outputs
 
 import hostoffload
 from hostoffload import InputError, Location, Report, check
@@ -14,8 +14,6 @@ from hostoffload.mlir import ir
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 EXAMPLE = REPO_ROOT / "examples" / "offloaded_state.mlir"
-CORPUS_DIR = REPO_ROOT / "test" / "corpus"
-EXPECTED: dict[str, dict[str, object]] = json.loads((CORPUS_DIR / "expected.json").read_text())
 
 TWO_PUBLIC_FUNCTIONS = """
 "builtin.module"() ({
@@ -237,11 +235,11 @@ def test_public_names() -> None:
         hostoffload.no_such_name  # noqa: B018
 
 
-@pytest.mark.parametrize("name", sorted(EXPECTED))
+@pytest.mark.parametrize("name", PROGRAMS)
 def test_corpus_through_the_api(name: str) -> None:
-    expected = EXPECTED[name]["e1200_outputs"]
+    expected = xla_e1200_outputs(name)
     assert isinstance(expected, list)
-    report = check(CORPUS_DIR / f"{name}.mlir")
+    report = check(differential_module(name))
     e1200 = [f for f in report.errors if f.code == "E1200"]
     assert [f.output_index for f in e1200] == expected
     assert report.ok is not expected

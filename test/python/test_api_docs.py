@@ -3,11 +3,10 @@
 import re
 import subprocess
 import sys
-from pathlib import Path
 
 import pytest
+from conftest import REPO_ROOT
 
-REPO_ROOT = Path(__file__).resolve().parents[2]
 DOC = REPO_ROOT / "docs" / "python-api.md"
 EXAMPLES = re.findall(r"```python\n(.*?)```", DOC.read_text(), flags=re.DOTALL)
 

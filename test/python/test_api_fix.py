@@ -1,20 +1,21 @@
 """hostoffload.fix and ``python -m hostoffload fix``, through the host-offload-fix pass."""
 
-import json
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
+from conftest import (
+    CLEAN,
+    EXAMPLE,
+    PROGRAMS_WITH_E1200,
+    differential_module,
+    e1200_outputs,
+    generic_asm,
+    run_hostoffload,
+)
 
 from hostoffload import InputError, check, fix
 from hostoffload.mlir import ir, passmanager
-
-REPO_ROOT = Path(__file__).resolve().parents[2]
-EXAMPLE = REPO_ROOT / "examples" / "offloaded_state.mlir"
-CORPUS_DIR = REPO_ROOT / "test" / "corpus"
-EXPECTED: dict[str, dict[str, object]] = json.loads((CORPUS_DIR / "expected.json").read_text())
-WITH_E1200 = sorted(name for name, entry in EXPECTED.items() if entry["e1200_outputs"])
 
 
 def fix_pass_missing() -> bool:
@@ -34,15 +35,11 @@ pytestmark = pytest.mark.skipif(
 )
 
 
-def e1200_outputs(source: object) -> list[int | None]:
-    return [f.output_index for f in check(source).errors if f.code == "E1200"]
-
-
 @pytest.mark.parametrize("strategy", ["host", "device"])
 def test_fix_removes_every_e1200_of_the_example(strategy: str) -> None:
     fixed = fix(EXAMPLE, strategy)  # type: ignore[arg-type]
     assert fixed.lstrip().startswith(("#loc", '"builtin.module"'))
-    assert e1200_outputs(fixed) == []
+    assert e1200_outputs(check(fixed)) == []
 
 
 def test_host_strategy_declares_the_outputs_pinned_host() -> None:
@@ -57,31 +54,29 @@ def test_device_strategy_moves_the_values_back() -> None:
 
 
 @pytest.mark.parametrize("strategy", ["host", "device"])
-@pytest.mark.parametrize("name", WITH_E1200)
-def test_fix_on_the_corpus(name: str, strategy: str) -> None:
-    assert e1200_outputs(fix(CORPUS_DIR / f"{name}.mlir", strategy)) == []  # type: ignore[arg-type]
+@pytest.mark.parametrize("name", PROGRAMS_WITH_E1200)
+def test_fix_on_the_jax_programs(name: str, strategy: str) -> None:
+    fixed = fix(differential_module(name), strategy)  # type: ignore[arg-type]
+    assert e1200_outputs(check(fixed)) == []
 
 
 def test_fix_leaves_a_module_without_e1200_as_it_is() -> None:
-    clean = CORPUS_DIR / "host_arg_passthrough_host_out.mlir"
     with ir.Context():
-        printed = ir.Module.parse(clean.read_text()).operation.get_asm(
-            print_generic_op_form=True, enable_debug_info=True
-        )
-    assert fix(clean, "host") == printed
-    assert fix(clean, "device") == printed
+        printed = generic_asm(ir.Module.parse(CLEAN.read_text()).operation)
+    assert fix(CLEAN, "host") == printed
+    assert fix(CLEAN, "device") == printed
 
 
 def test_fix_never_changes_a_module_given() -> None:
     with ir.Context():
         module = ir.Module.parse(EXAMPLE.read_text())
         before = str(module)
-        assert e1200_outputs(fix(module, "device")) == []
+        assert e1200_outputs(check(fix(module, "device"))) == []
         assert str(module) == before
 
 
 def test_fix_entry_and_bad_input() -> None:
-    assert e1200_outputs(fix(EXAMPLE, "host", entry="main")) == []
+    assert e1200_outputs(check(fix(EXAMPLE, "host", entry="main"))) == []
     with pytest.raises(InputError, match="'@absent'"):
         fix(EXAMPLE, "host", entry="absent")
     with pytest.raises(ValueError, match="strategy must be"):
@@ -89,24 +84,18 @@ def test_fix_entry_and_bad_input() -> None:
 
 
 def run_fix(*args: str, stdin: str | None = None) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "hostoffload", "fix", *args],
-        input=stdin,
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
+    return run_hostoffload("fix", *args, stdin=stdin)
 
 
 def test_cli_fix_to_stdout_and_to_a_file(tmp_path: Path) -> None:
     result = run_fix(str(EXAMPLE), "--strategy", "host")
     assert result.returncode == 0, result.stderr
-    assert e1200_outputs(result.stdout) == []
+    assert e1200_outputs(check(result.stdout)) == []
 
     out = tmp_path / "fixed.mlir"
     result = run_fix("-", "--strategy", "device", "-o", str(out), stdin=EXAMPLE.read_text())
     assert (result.returncode, result.stdout) == (0, "")
-    assert e1200_outputs(out) == []
+    assert e1200_outputs(check(out)) == []
 
 
 def test_cli_fix_bad_input(tmp_path: Path) -> None:

@@ -6,8 +6,9 @@ import textwrap
 from pathlib import Path
 
 import pytest
+from conftest import e1200_outputs
 
-from hostoffload import InputError, Report, check, check_jax
+from hostoffload import InputError, check, check_jax
 
 jax = pytest.importorskip("jax")
 jnp = pytest.importorskip("jax.numpy")
@@ -40,10 +41,6 @@ def double_output(x: jax.Array) -> tuple[jax.Array, jax.Array]:
 
 def lowered_step(platform: str = "tpu") -> object:
     return jax.jit(step).trace(arg(DEVICE), arg(PINNED)).lower(lowering_platforms=(platform,))
-
-
-def e1200_outputs(report: Report) -> list[int | None]:
-    return [f.output_index for f in report.errors if f.code == "E1200"]
 
 
 @pytest.mark.parametrize("platform", ["tpu", "cuda"])

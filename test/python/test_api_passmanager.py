@@ -3,12 +3,9 @@
 from pathlib import Path
 
 import pytest
+from conftest import CLEAN, EXAMPLE
 
 from hostoffload.mlir import ir, passmanager
-
-REPO_ROOT = Path(__file__).resolve().parents[2]
-EXAMPLE = REPO_ROOT / "examples" / "offloaded_state.mlir"
-CLEAN = REPO_ROOT / "test" / "corpus" / "host_arg_passthrough_host_out.mlir"
 
 Seen = list[tuple[str, str, list[str]]]
 

@@ -7,8 +7,7 @@ import sys
 from pathlib import Path
 
 import pytest
-
-REPO_ROOT = Path(__file__).resolve().parents[2]
+from conftest import REPO_ROOT
 
 
 def test_benchmark_smoke_run_measures_every_shape(tmp_path: Path) -> None:
@@ -16,7 +15,8 @@ def test_benchmark_smoke_run_measures_every_shape(tmp_path: Path) -> None:
     result = subprocess.run(
         [
             sys.executable,
-            str(REPO_ROOT / "bench" / "run.py"),
+            "-m",
+            "bench.run",
             "--smoke",
             "--data",
             str(tmp_path / "data"),
@@ -26,6 +26,7 @@ def test_benchmark_smoke_run_measures_every_shape(tmp_path: Path) -> None:
         capture_output=True,
         text=True,
         timeout=300,
+        cwd=REPO_ROOT,
     )
     assert result.returncode == 0, result.stderr
     measurements = json.loads(out.read_text())
@@ -50,11 +51,12 @@ def test_benchmark_smoke_run_measures_every_shape(tmp_path: Path) -> None:
 @pytest.mark.skipif(shutil.which("valgrind") is None, reason="needs valgrind")
 def test_instruction_count_grows_with_the_module(tmp_path: Path) -> None:
     result = subprocess.run(
-        [sys.executable, str(REPO_ROOT / "bench" / "instructions.py")]
+        [sys.executable, "-m", "bench.instructions"]
         + ["--sizes", "1000,4000", "--shapes", "chain", "--data", str(tmp_path)],
         capture_output=True,
         text=True,
         timeout=300,
+        cwd=REPO_ROOT,
     )
     assert result.returncode == 0, result.stderr
     rows = [line.split("|") for line in result.stdout.splitlines() if line.startswith("| chain")]

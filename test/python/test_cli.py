@@ -6,15 +6,13 @@ import sys
 from pathlib import Path
 
 import pytest
+from conftest import CLEAN, HOST_COMPUTE_ONLY
 from test_report import sarif_errors
 
 from hostoffload import Report, cli
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 EXAMPLE = REPO_ROOT / "examples" / "offloaded_state.mlir"
-CORPUS_DIR = REPO_ROOT / "test" / "corpus"
-CLEAN = CORPUS_DIR / "host_arg_passthrough_host_out.mlir"
-HOST_COMPUTE_ONLY = CORPUS_DIR / "cond_host_to_device.mlir"
 UNPARSEABLE = '"builtin.module"() ({\n  "func.func"() : () -> (\n}) : () -> ()\n'
 
 

@@ -4,9 +4,9 @@
 for TPU, compiled it with XLA:TPU and recorded in ``test/differential/verdicts.json`` the exact
 set of entry outputs XLA rejects with E1200 (XLA names only the first; the harness found the
 others by re-declaring outputs ``pinned_host`` and recompiling). Here every recorded module
-must give exactly XLA's set with the installed checker (its analysis through the Python
-extension, which is what ``host-offload-check`` reports; a few modules also through
-``offload-opt``). See docs/differential.md.
+must give exactly XLA's set with the installed checker: through the Python extension (its
+analysis, which is what ``host-offload-check`` reports) on every module, through ``offload-opt``
+on every program, and the check must leave every module as it was. See docs/differential.md.
 
 A disagreement is never resolved by editing the recorded data: it is listed in
 ``KNOWN_DISAGREEMENTS`` with the reason, and its test is a strict xfail until the checker is
@@ -14,38 +14,33 @@ fixed.
 """
 
 import json
-import re
-import subprocess
-from pathlib import Path
 from typing import Any
 
 import pytest
+from conftest import (
+    DIFFERENTIAL_DIR,
+    MODULES,
+    PROGRAMS,
+    VERDICTS,
+    crash_markers_in,
+    differential_module,
+    e1200_outputs_in,
+    generic_asm,
+    run_offload_opt,
+    xla_e1200_outputs,
+)
 
-from hostoffload.mlir import ir
+from hostoffload.mlir import ir, passmanager
 from hostoffload.mlir._mlir_libs import _hostoffload
-
-REPO_ROOT = Path(__file__).resolve().parents[2]
-DIFFERENTIAL_DIR = REPO_ROOT / "test" / "differential"
-VERDICTS: dict[str, Any] = json.loads((DIFFERENTIAL_DIR / "verdicts.json").read_text())
-MODULES: dict[str, dict[str, Any]] = VERDICTS["modules"]
-
-E1200_OUTPUT = re.compile(r"error: E1200: .*?; output (\d+)")
 
 # Why our checker does not give XLA's verdict, per module (a strict xfail each, with the reason);
 # empty while the checker agrees with XLA on every recorded module.
 KNOWN_DISAGREEMENTS: dict[str, str] = {}
 
 
-def xla_outputs(name: str) -> list[int] | None:
-    outputs = MODULES[name]["xla"]["e1200_outputs"]
-    return None if outputs is None else list(outputs)
-
-
-def compared_modules() -> list[Any]:
+def with_known_disagreements(names: list[str]) -> list[Any]:
     params = []
-    for name in sorted(MODULES):
-        if xla_outputs(name) is None:
-            continue  # no XLA verdict (timeout or crash of the compile): nothing to compare
+    for name in names:
         marks = []
         if name in KNOWN_DISAGREEMENTS:
             marks.append(pytest.mark.xfail(strict=True, reason=KNOWN_DISAGREEMENTS[name]))
@@ -53,24 +48,20 @@ def compared_modules() -> list[Any]:
     return params
 
 
+# Modules without an XLA verdict (a timeout or crash of the compile) have nothing to compare.
+COMPARED = with_known_disagreements(
+    [name for name in sorted(MODULES) if xla_e1200_outputs(name) is not None]
+)
+
+
 def analyze(name: str) -> list[int]:
     """The outputs for which our analysis reports E1200."""
     with ir.Context():
-        module = ir.Module.parse((DIFFERENTIAL_DIR / f"{name}.mlir").read_text())
+        module = ir.Module.parse(differential_module(name).read_text())
         ran, report_json = _hostoffload.analyze(module.operation)
     report = json.loads(report_json)
     assert ran and not report["errors"], report["errors"]
     return sorted({f["output_index"] for f in report["findings"] if f["code"] == "E1200"})
-
-
-def check(name: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        ["offload-opt", str(DIFFERENTIAL_DIR / f"{name}.mlir"), "--host-offload-check"],
-        capture_output=True,
-        text=True,
-        timeout=120,
-        cwd=REPO_ROOT,
-    )
 
 
 def test_recorded_data_is_complete() -> None:
@@ -84,8 +75,8 @@ def test_recorded_data_is_complete() -> None:
     assert len(programs) >= 40
     for name, entry in MODULES.items():
         assert entry["kind"] in {"program", "jax_mutant", "attr_mutant", "fix_host", "fix_device"}
-        assert entry["description"], name
-        outputs = xla_outputs(name)
+        assert isinstance(entry["description"], str) and entry["description"], name
+        outputs = xla_e1200_outputs(name)
         if outputs is not None:
             assert outputs == sorted(set(outputs)), name
             assert all(0 <= i < len(entry["declared_memory_kinds"]) for i in outputs), name
@@ -96,22 +87,31 @@ def test_known_disagreements_are_recorded_modules() -> None:
     assert sorted(set(KNOWN_DISAGREEMENTS) - set(MODULES)) == []
 
 
-@pytest.mark.parametrize("name", compared_modules())
+@pytest.mark.parametrize("name", COMPARED)
 def test_checker_agrees_with_xla(name: str) -> None:
-    expected = xla_outputs(name)
+    expected = xla_e1200_outputs(name)
     assert expected is not None
     assert analyze(name) == expected, f"XLA: {MODULES[name]['xla']['message']}"
 
 
-# One module per kind of verdict, through the driver as users run it.
-DRIVER_SAMPLES = ["host_arg_returned_twice", "pytree_no_out_shardings", "remat_offload_scan_grad"]
-
-
-@pytest.mark.parametrize("name", DRIVER_SAMPLES)
+@pytest.mark.parametrize("name", with_known_disagreements(PROGRAMS))
 def test_driver_reports_the_same(name: str) -> None:
-    result = check(name)
-    assert "Stack dump" not in result.stderr, result.stderr
-    assert "PLEASE submit a bug report" not in result.stderr, result.stderr
-    found = sorted({int(index) for index in E1200_OUTPUT.findall(result.stderr)})
-    assert found == analyze(name) == xla_outputs(name), result.stderr
-    assert result.returncode == (1 if found else 0), result.stderr
+    """Every program through ``offload-opt --host-offload-check``, as users run it."""
+    result = run_offload_opt(differential_module(name), "--host-offload-check")
+    assert crash_markers_in(result.stderr) == [], result.stderr
+    expected = xla_e1200_outputs(name)
+    assert result.returncode == (1 if expected else 0), result.stderr
+    assert e1200_outputs_in(result.stderr) == expected, result.stderr
+
+
+@pytest.mark.parametrize("name", sorted(MODULES))
+def test_check_never_changes_the_module(name: str) -> None:
+    with ir.Context():
+        module = ir.Module.parse(differential_module(name).read_text())
+        before = generic_asm(module.operation)
+        pipeline = passmanager.PassManager.parse("builtin.module(host-offload-check)")
+        try:
+            pipeline.run(module.operation)
+        except ir.MLIRError:
+            assert analyze(name), "the check failed on a module without E1200"
+        assert generic_asm(module.operation) == before

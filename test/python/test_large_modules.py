@@ -1,17 +1,12 @@
 """Modules large enough that the analysis keeps its tables in memory it maps itself (arrays of
 1 MiB and more, offered to the kernel for huge pages): the verdict must not change with that."""
 
-import sys
 from pathlib import Path
 
 import hostoffload
+from bench.baseline import find_mismatches
 from hostoffload.mlir import ir
-
-REPO_ROOT = Path(__file__).resolve().parents[2]
-sys.path.insert(0, str(REPO_ROOT / "bench"))
-
-from baseline import find_mismatches  # noqa: E402
-from generate import write_module  # noqa: E402
+from tools.generate import write_module
 
 # 15,000 outputs over 150,000 negates: the host chain's 75,000 values take a node table of
 # 2 MiB (grown from one of 1 MiB, both mapped) and the nodes 4.8 MiB of reserved room.

@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from conftest import CLEAN, PROGRAMS, differential_module
 
 from hostoffload import InputError, Location, Report, check
 from hostoffload.mlir import ir
@@ -19,7 +20,7 @@ from hostoffload.sarif import sarif_log
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 EXAMPLE = REPO_ROOT / "examples" / "offloaded_state.mlir"
-CORPUS = sorted((REPO_ROOT / "test" / "corpus").glob("*.mlir"))
+CORPUS = [differential_module(name) for name in PROGRAMS]
 MODULES = [EXAMPLE, *CORPUS]
 
 
@@ -90,7 +91,7 @@ def test_text_is_what_a_compiler_prints() -> None:
 
 
 def test_text_of_a_clean_module() -> None:
-    report = check(REPO_ROOT / "test" / "corpus" / "host_arg_passthrough_host_out.mlir")
+    report = check(CLEAN)
     assert report.ok and report.findings == ()
     assert str(report).endswith("host_arg_passthrough_host_out.mlir: @main: no errors or warnings")
 

@@ -1,6 +1,6 @@
 """The catalogue of JAX programs compared against XLA:TPU by ``run.py``.
 
-The corpus programs are the ones ``test/corpus/generate.py`` selects from here by name; the
+The first programs are JAX's common offload patterns (placements, out_shardings, calls); the
 others add more placements, loops, remat policies, pytrees and slices. Programs are
 built for one TPU device of a compile-only topology: call :func:`programs` with that device.
 No verdict is written here: XLA is the oracle.
@@ -1218,7 +1218,7 @@ def programs(device: Any) -> list[Program]:
 
 
 # --- Programs added after the recorded run: below programs(), so that the locations recorded
-# in test/differential and test/corpus (lines of this file) stay where they are.
+# in test/differential (lines of this file) stay where they are.
 
 
 def slice_of_slice_both_returned(x: jax.Array) -> tuple[jax.Array, jax.Array]:

@@ -11,7 +11,7 @@ has ``host-offload-fix``, the modules it produces with both strategies are compi
 Needs a venv with ``jax==0.10.2 jaxlib==0.10.2 libtpu==0.0.42.1`` (``pip install
 '.[oracle]'``) and an ``offload-opt``. From the repository root::
 
-    /work/oracle-venv/bin/python tools/differential/run.py --out test/differential
+    ../oracle-venv/bin/python -m tools.differential.run --out test/differential
 
 writes ``test/differential/<module>.mlir`` (generic form) and ``verdicts.json``, which
 ``test/python/test_differential.py`` checks without libtpu. Every libtpu job runs in its own
@@ -38,11 +38,17 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-HERE = Path(__file__).resolve().parent
-REPO_ROOT = HERE.parents[1]
-WORKER = HERE / "worker.py"
+from tools.differential import mlir_text
+
+REPO_ROOT = Path(__file__).resolve().parents[2]
+# libtpu's own lock file: libtpu fixes its path, and holds it while a process uses the TPU.
 LIBTPU_LOCK = Path("/tmp/libtpu_lockfile")
-HARNESS_LOCK = Path("/tmp/hostoffload-differential.lock")
+# Ours, against two runs at once (they would share libtpu and the staging files).
+HARNESS_LOCK = (
+    Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache")
+    / "hostoffload"
+    / "differential.lock"
+)
 E1200_OUTPUT = re.compile(r"error: E1200: .*?; output (\d+)")
 # What XLA's HostOffloader logs at --vmodule=host_offloader=2 (see worker_environment).
 XLA_TRACE_STEP = re.compile(r"host_offloader\.cc:\d+\]\s+(\{Instr: .*\})\s*$")
@@ -50,9 +56,6 @@ XLA_HOST_COMPUTE = re.compile(r'Found an instruction \("([^"]+)"\) which does de
 XLA_FATAL = re.compile(r"^F\d{4} [\d:. ]+\S+\] (.*)$")
 WARNING_CODE = re.compile(r"warning: (W\d{4})")
 FIX_STRATEGIES = ("host", "device")
-
-sys.path.insert(0, str(HERE))
-import mlir_text  # noqa: E402  (the harness directory, after the path is set)
 
 
 @dataclass
@@ -154,7 +157,8 @@ def worker(settings: Settings, label: str, *args: str) -> dict[str, Any]:
     result_path.unlink(missing_ok=True)
     command = [
         sys.executable,
-        str(WORKER),
+        "-m",
+        "tools.differential.worker",
         *args,
         "--result",
         str(result_path),
@@ -491,7 +495,7 @@ def write(out: Path, result: dict[str, Any], only: str | None) -> dict[str, Any]
         "generated": {
             **result["versions"],
             "date": datetime.date.today().isoformat(),
-            "command": "python tools/differential/run.py --out " + os.path.relpath(out, REPO_ROOT),
+            "command": "python -m tools.differential.run --out " + os.path.relpath(out, REPO_ROOT),
             "checker": result["checker"],
             "host_offload_fix": result["fix"],
         },
@@ -535,6 +539,7 @@ def report(document: dict[str, Any]) -> None:
 
 @contextlib.contextmanager
 def harness_lock() -> Iterator[None]:
+    HARNESS_LOCK.parent.mkdir(parents=True, exist_ok=True)
     with HARNESS_LOCK.open("w") as handle:
         try:
             fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)

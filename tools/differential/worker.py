@@ -5,9 +5,9 @@ job (lower the catalogue, compile one module) runs here, sequentially, under a m
 (``RLIMIT_AS``) set before JAX is imported and a time cap enforced by the parent. The result
 is written as JSON to ``--result``.
 
-    worker.py lower --out-dir DIR [--only REGEX] --result FILE
-    worker.py compile --module FILE.mlir --result FILE
-    worker.py jit --program NAME [--only REGEX] --result FILE
+    python -m tools.differential.worker lower --out-dir DIR [--only REGEX] --result FILE
+    python -m tools.differential.worker compile --module FILE.mlir --result FILE
+    python -m tools.differential.worker jit --program NAME [--only REGEX] --result FILE
 """
 
 from __future__ import annotations
@@ -16,7 +16,6 @@ import argparse
 import json
 import re
 import resource
-import sys
 import time
 from pathlib import Path
 from typing import Any
@@ -95,7 +94,7 @@ def flipped(program: Any, index: int) -> Any:
     """``program`` with ``out_shardings`` of output ``index`` set to device memory."""
     import dataclasses
 
-    import catalogue
+    from tools.differential import catalogue
 
     leaves, out_tree = flat_out_shardings(program)
     leaves[index] = catalogue.dev()
@@ -117,7 +116,7 @@ def lower_program(program: Any) -> Any:
 
 
 def catalogue_programs(device: Any, only: str | None) -> list[Any]:
-    import catalogue
+    from tools.differential import catalogue
 
     programs = catalogue.programs(device)
     names = [p.name for p in programs]
@@ -140,7 +139,7 @@ def find_program(device: Any, name: str) -> Any:
 
 def do_lower(args: argparse.Namespace) -> dict[str, Any]:
     """Lower every program (and its JAX-level mutants) to ``<out-dir>/<name>.mlir``."""
-    import mlir_text
+    from tools.differential import mlir_text
 
     device = tpu_device(args.topology)
     out_dir = Path(args.out_dir)
@@ -241,7 +240,6 @@ def main() -> None:
     parser.add_argument("--program")
     args = parser.parse_args()
     limit_memory(args.memory_gb)
-    sys.path.insert(0, str(Path(__file__).resolve().parent))
     jobs = {"lower": do_lower, "compile": do_compile, "jit": do_jit}
     result = jobs[args.job](args)
     Path(args.result).write_text(json.dumps(result, indent=1))

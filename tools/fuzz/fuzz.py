@@ -1,9 +1,9 @@
 """A structured fuzzer for hostoffload.check and hostoffload.fix (both strategies).
 
-    python tools/fuzz/fuzz.py --executions 1000000 --out /tmp/fuzz-run
-    python tools/fuzz/fuzz.py --time 60 --out /tmp/fuzz-smoke --seed 1
+    python -m tools.fuzz.fuzz --executions 1000000 --out fuzz-run   # from the repository root
+    python -m tools.fuzz.fuzz --time 60 --out fuzz-smoke --seed 1
 
-The parent process only coordinates: a worker subprocess mutates real modules (test/corpus,
+The parent process only coordinates: a worker subprocess mutates real modules (test/differential,
 test/lit/check, test/lit/robustness; see mutate.py), runs each input through the Python API
 and checks the invariants below, many inputs per process. Before running an input the worker
 hands it to the parent, so that when the worker dies (a segfault or an abort in MLIR or in our
@@ -53,7 +53,7 @@ from typing import IO, Any, BinaryIO
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 SEED_GLOBS = (
-    "test/corpus/*.mlir",
+    "test/differential/*.mlir",
     "test/lit/check/*.mlir",
     "test/lit/fix/*.mlir",
     "test/lit/robustness/*.mlir",
@@ -269,7 +269,7 @@ def worker(seed: int, count: int, driver_every: int, with_jax: bool) -> None:
         sys.modules["jax"] = None  # type: ignore[assignment]
     driver = shutil.which("offload-opt") if driver_every else None
     seeds = load_seeds()
-    from mutate import mutate
+    from tools.fuzz.mutate import mutate
 
     rng = random.Random(seed)
     parsed = 0
@@ -376,12 +376,11 @@ def _run_worker(
 ) -> None:
     stats.workers += 1
     stderr_path = out / "worker.stderr"
-    command = [sys.executable, __file__, "--worker", "--seed", str(seed), "--count", str(count)]
-    command += ["--driver-every", str(driver_every)] + (["--with-jax"] if with_jax else [])
+    command = [sys.executable, "-m", "tools.fuzz.fuzz", "--worker", "--seed", str(seed)]
+    command += ["--count", str(count), "--driver-every", str(driver_every)]
+    command += ["--with-jax"] if with_jax else []
     with stderr_path.open("wb") as stderr:
-        process = subprocess.Popen(
-            command, stdout=subprocess.PIPE, stderr=stderr, cwd=Path(__file__).parent
-        )
+        process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=stderr, cwd=REPO_ROOT)
     assert process.stdout is not None
     current: bytes | None = None
     finished = False

@@ -1,6 +1,6 @@
 """Structured mutations of MLIR modules in the generic form, for tools/fuzz/fuzz.py.
 
-The seeds are real modules (test/corpus, the lit tests) printed in the generic form, where
+The seeds are real modules (test/differential, the lit tests) printed in the generic form, where
 every op is one line, regions open with ``({`` and close with ``})``, and attributes are
 ``name = value`` in braces. Each mutation works on that text and knows the shapes the analysis
 cares about: the op names it dispatches on, the attributes it reads and their types, operand
@@ -14,7 +14,7 @@ import random
 import re
 from collections.abc import Callable, Sequence
 
-# The ops HostOffloadAnalysis.cpp dispatches on, and a few it does not.
+# The ops the analysis dispatches on (cpp/lib), and a few it does not.
 OP_NAMES = (
     "stablehlo.custom_call",
     "stablehlo.tuple",

@@ -1,14 +1,33 @@
-"""Synthetic generic-form StableHLO modules shaped to stress the host-offload analysis.
+"""Synthetic generic-form StableHLO modules: the one generator of the benchmark, the fuzzing
+tools and the test suite.
 
-Every shape writes about ``ops`` operations, streaming the text so that 4M-op modules
-need no more memory than a line. Each function documents what it stresses.
+Every generator takes a size and yields the module's text line by line, so that a module of
+millions of ops needs no more memory than a line. Two families:
+
+- ``SHAPES``, the benchmark's shapes (``bench/run.py``): about ``size`` ops shaped to stress
+  one part of the analysis, with a mix of host and device memory;
+- ``HOSTILE``, inputs that are extreme in one trait only (``test_robustness.py``): the entry
+  argument is declared ``pinned_host`` and reaches output 0 of ``@main``, declared in device
+  memory, so the check must report exactly one E1200 however large the module is
+  (``memory_space_outputs`` reports one per output instead).
+
+Run from the repository root::
+
+    python -m tools.generate chain 1000000 chain.mlir       # a benchmark shape, 1M ops
+    python -m tools.generate deep_ifs 300 > nested.mlir     # 300 nested regions
+    python -m tools.generate many_uses 200000 > uses.mlir   # a value with 200k uses
 """
 
 from __future__ import annotations
 
 import argparse
+import sys
 from collections.abc import Callable, Iterator
 from pathlib import Path
+
+Generator = Callable[[int], Iterator[str]]
+
+# --- The benchmark's shapes --------------------------------------------------------------
 
 TENSOR = "tensor<8xf32>"
 BINARY = f"({TENSOR}, {TENSOR}) -> {TENSOR}"
@@ -175,7 +194,7 @@ def outputs(ops: int) -> Iterator[str]:
     yield func_return(values)
 
 
-SHAPES: dict[str, Callable[[int], Iterator[str]]] = {
+SHAPES: dict[str, Generator] = {
     "chain": chain,
     "fanout": fanout,
     "callgraph": callgraph,
@@ -184,23 +203,118 @@ SHAPES: dict[str, Callable[[int], Iterator[str]]] = {
     "outputs": outputs,
 }
 
+# --- Hostile inputs: one E1200 (one per output for memory_space_outputs) ------------------
 
-def write_module(shape: str, ops: int, path: Path) -> Path:
+HOSTILE_TENSOR = "tensor<4xf32>"
+HOSTILE_HEAD = (
+    '"func.func"() <{arg_attrs = [{mhlo.memory_kind = "pinned_host"}], '
+    f"function_type = ({HOSTILE_TENSOR}) -> {HOSTILE_TENSOR}, "
+    'res_attrs = [{mhlo.memory_kind = "device"}], sym_name = "main"}> ({\n'
+    f"^bb0(%arg0: {HOSTILE_TENSOR}):\n"
+)
+HOSTILE_TAIL = "}) : () -> ()\n"
+
+
+def deep_ifs(depth: int) -> Iterator[str]:
+    """``depth`` stablehlo.if ops, each inside the true branch of the one before; the
+    innermost yields the host argument, which every level yields on up to the return (the
+    false branches yield a device constant)."""
+    t = HOSTILE_TENSOR
+    yield HOSTILE_HEAD
+    yield '  %p = "stablehlo.constant"() <{value = dense<true> : tensor<i1>}> : () -> tensor<i1>\n'
+    yield f'  %d = "stablehlo.constant"() <{{value = dense<0.0> : {t}}}> : () -> {t}\n'
+    for level in range(depth):
+        yield f'  %r{level} = "stablehlo.if"(%p) ({{\n'
+    yield f'  "stablehlo.return"(%arg0) : ({t}) -> ()\n'
+    for level in reversed(range(depth)):
+        yield f'  }}, {{\n  "stablehlo.return"(%d) : ({t}) -> ()\n'
+        yield f"  }}) : (tensor<i1>) -> {t}\n"
+        if level > 0:
+            yield f'  "stablehlo.return"(%r{level}) : ({t}) -> ()\n'
+    yield f'  "func.return"(%r0) : ({t}) -> ()\n'
+    yield HOSTILE_TAIL
+
+
+def many_uses(count: int) -> Iterator[str]:
+    """``count`` ops that each use the host argument; the last one is returned."""
+    t = HOSTILE_TENSOR
+    yield HOSTILE_HEAD
+    for index in range(count):
+        yield f'  %{index} = "stablehlo.negate"(%arg0) : ({t}) -> {t}\n'
+    yield f'  "func.return"(%{count - 1}) : ({t}) -> ()\n'
+    yield HOSTILE_TAIL
+
+
+def long_chain(count: int) -> Iterator[str]:
+    """A chain of ``count`` ops, each computing on the one before and the host argument."""
+    t = HOSTILE_TENSOR
+    yield HOSTILE_HEAD
+    yield f'  %0 = "stablehlo.negate"(%arg0) : ({t}) -> {t}\n'
+    for index in range(1, count):
+        yield f'  %{index} = "stablehlo.add"(%{index - 1}, %arg0) : ({t}, {t}) -> {t}\n'
+    yield f'  "func.return"(%{count - 1}) : ({t}) -> ()\n'
+    yield HOSTILE_TAIL
+
+
+def memory_space_outputs(count: int) -> Iterator[str]:
+    """``count`` outputs that all return the host argument, with every memory kind declared
+    as modules converted from HLO declare them: one string of memory spaces for the module,
+    the argument in space 5 (pinned host), every output in space 0 (device)."""
+    t = HOSTILE_TENSOR
+    types = ", ".join([t] * count)
+    yield '"builtin.module"() ({\n'
+    yield (
+        f'"func.func"() <{{function_type = ({t}) -> ({types}), sym_name = "main"}}> ({{\n'
+        f"^bb0(%arg0: {t}):\n"
+    )
+    yield f'  "func.return"({", ".join(["%arg0"] * count)}) : ({types}) -> ()\n'
+    yield HOSTILE_TAIL
+    spaces = ";".join(["0"] * count)
+    yield (
+        '}) {mhlo.frontend_attributes = {arg_memory_spaces = "5", '
+        f'out_memory_spaces = "{spaces}"}}}} : () -> ()\n'
+    )
+
+
+HOSTILE: dict[str, Generator] = {
+    "deep_ifs": deep_ifs,
+    "many_uses": many_uses,
+    "long_chain": long_chain,
+    "memory_space_outputs": memory_space_outputs,
+}
+
+GENERATORS: dict[str, Generator] = {**SHAPES, **HOSTILE}
+
+
+def lines(name: str, size: int) -> Iterator[str]:
+    """The module ``name`` of ``size`` as lines, each ending in a newline."""
+    for line in GENERATORS[name](size):
+        yield line if line.endswith("\n") else line + "\n"
+
+
+def generate(name: str, size: int) -> str:
+    """The module ``name`` of ``size`` as one string."""
+    return "".join(lines(name, size))
+
+
+def write_module(name: str, size: int, path: Path) -> Path:
+    """Streams the module ``name`` of ``size`` to ``path`` (its directory is created)."""
     path.parent.mkdir(parents=True, exist_ok=True)
     with path.open("w") as out:
-        for line in SHAPES[shape](ops):
-            out.write(line)
-            out.write("\n")
+        out.writelines(lines(name, size))
     return path
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__)
-    parser.add_argument("shape", choices=sorted(SHAPES))
-    parser.add_argument("ops", type=int)
-    parser.add_argument("output", type=Path)
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("name", choices=sorted(GENERATORS))
+    parser.add_argument("size", type=int)
+    parser.add_argument("output", type=Path, nargs="?", help="the file to write (default: stdout)")
     args = parser.parse_args()
-    write_module(args.shape, args.ops, args.output)
+    if args.output is None:
+        sys.stdout.writelines(lines(args.name, args.size))
+    else:
+        write_module(args.name, args.size, args.output)
 
 
 if __name__ == "__main__":

@@ -1,0 +1,1 @@
+"""The benchmark of the check, run from the repository root: ``python -m bench.run``."""

@@ -1,0 +1,1 @@
+"""Development tools, run from the repository root as ``python -m tools.<name>``."""

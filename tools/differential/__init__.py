@@ -1,0 +1,1 @@
+"""The differential harness against XLA:TPU: ``python -m tools.differential.run``."""

@@ -1,0 +1,1 @@
+"""The structured fuzzer of check and fix: ``python -m tools.fuzz.fuzz``."""
