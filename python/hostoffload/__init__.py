@@ -1,12 +1,16 @@
 """Find, explain and fix XLA's host-offload output mismatch (E1200) in StableHLO.
 
 :func:`check` and :func:`check_jax` return a :class:`Report`; :func:`fix` rewrites a module.
-The MLIR Python API with the host-offload passes registered lives in :mod:`hostoffload.mlir`.
+:class:`watch` checks every program JAX compiles (``HOSTOFFLOAD_WATCH=error`` or ``=warn``
+starts one when this package is imported); :mod:`hostoffload.testing` has assertions for
+tests. The MLIR Python API with the host-offload passes registered lives in
+:mod:`hostoffload.mlir`.
 """
 
 from importlib.metadata import version as _version
 from typing import TYPE_CHECKING
 
+from hostoffload.compile_hook import MismatchError, MismatchWarning, start_from_environment, watch
 from hostoffload.diagnostic import Diagnostic, InputError, Location, Note
 from hostoffload.report import Finding, Fix, PathStep, Report, Start
 
@@ -21,6 +25,8 @@ __all__ = [
     "Fix",
     "InputError",
     "Location",
+    "MismatchError",
+    "MismatchWarning",
     "Note",
     "PathStep",
     "Report",
@@ -29,6 +35,7 @@ __all__ = [
     "check",
     "check_jax",
     "fix",
+    "watch",
 ]
 
 _API = ("check", "check_jax", "fix")
@@ -42,3 +49,6 @@ def __getattr__(name: str) -> object:
 
         return getattr(api, name)
     raise AttributeError(f"module 'hostoffload' has no attribute {name!r}")
+
+
+start_from_environment()

@@ -6,7 +6,7 @@ import json
 from collections.abc import Callable
 from typing import Any, Literal
 
-from hostoffload import _source
+from hostoffload import _errors, _source
 from hostoffload.diagnostic import InputError
 from hostoffload.mlir import ir, passmanager
 from hostoffload.mlir._mlir_libs import _hostoffload
@@ -20,16 +20,21 @@ def check(source: object, *, entry: str | None = None, strict: bool = False) -> 
 
     ``source`` is one of:
 
-    - MLIR text, ``str`` or ``bytes``, in the generic form; pretty-printed StableHLO (and
-      bytecode) too when jax is installed, read through jaxlib's MLIR;
-    - a path, as an ``os.PathLike`` or as a ``str`` that is not MLIR text: a ``str`` is text
-      when it contains a newline, is blank, or starts (after blanks) with ``"``, ``#``, ``//``,
-      ``module`` followed by a blank, ``{`` or ``@``, or ``func.func`` followed by a blank;
-      pass a :class:`pathlib.Path` to be unambiguous;
+    - MLIR text, ``str`` or ``bytes``, in the generic form; with jax installed (the ``[jax]``
+      extra) also pretty-printed StableHLO (``lowered.as_text()``), MLIR bytecode, HLO text
+      (``lowered.as_text(dialect="hlo")``, XLA's ``*.before_optimizations.txt`` dumps) and a
+      serialized ``jax.export`` artifact (``bytes``), each read through jaxlib
+      (docs/input-forms.md);
+    - a path to a file holding any of these, as an ``os.PathLike`` or as a ``str`` that is not
+      text: a ``str`` is text when it contains a newline, is blank, or starts (after blanks)
+      with ``"``, ``#``, ``//``, ``module`` followed by a blank, ``{`` or ``@``, or
+      ``func.func`` or ``HloModule`` followed by a blank; pass a :class:`pathlib.Path` to be
+      unambiguous;
     - a ``builtin.module`` of :mod:`hostoffload.mlir` (``ir.Module``, ``ir.Operation`` or an
       op view), analysed in place and never changed;
-    - a jaxlib ``ir.Module`` or ``Operation``, or a ``jax.stages.Lowered``; lower for the
-      platform that offloads (see :func:`check_jax`).
+    - a jaxlib ``ir.Module`` or ``Operation``, a ``jax.stages.Lowered``, a
+      ``jax.stages.Traced`` (lowered here for TPU) or a ``jax.export.Exported``; lower for
+      the platform that offloads (see :func:`check_jax`).
 
     ``entry`` names the entry function (default: ``@main``, else the only public function);
     ``strict`` reports device computation on host memory as error E1201, as XLA does under
@@ -46,13 +51,10 @@ def check_named(
 ) -> Report:
     """:func:`check`, naming text ``source`` ``name`` in the report and in errors."""
     _require_entry(entry, name)
-    operation = _source.own_operation(source)
-    if operation is not None:
-        return _analyze(operation, entry, strict, name, verified=False)
-    with _source.new_context() as context:
-        module, source_name = _source.parse(source, context, name)
+    with _source.resolve(source, name, copy=False) as module:
+        _require_function(module, entry)
         # Just parsed and verified: a second verifier pass would cost as much as the analysis.
-        return _analyze(module.operation, entry, strict, source_name, verified=True)
+        return _analyze(module, entry, strict)
 
 
 def check_jax(
@@ -104,8 +106,8 @@ def fix_named(
         raise ValueError(f"strategy must be 'host' or 'device', not {strategy!r}")
     _require_entry(entry, name)
     options = f"strategy={strategy}" + (f' entry="{entry}"' if entry else "")
-    with _source.new_context() as context:
-        module, name = _source.parse(source, context, name)
+    with _source.resolve(source, name, copy=True) as module:
+        _require_function(module, entry)
         try:
             pipeline = passmanager.PassManager.parse(
                 f"builtin.module(host-offload-fix{{{options}}})"
@@ -115,8 +117,8 @@ def fix_named(
                 f"host-offload-fix cannot be given entry={entry!r}: MLIR's pass options "
                 "cannot hold that name (a '{' or '}' without its pair)"
             )
-            raise InputError.unlocated(message, source=name) from None
-        with _source.mlir_errors(name):
+            raise InputError.unlocated(message, source=module.name) from None
+        with _errors.mlir_errors(module.name):
             pipeline.run(module.operation)
         return _source.generic_form(module.operation)
 
@@ -133,12 +135,30 @@ def _require_entry(entry: str | None, name: str | None) -> None:
         raise InputError.unlocated(message, source=name) from None
 
 
-def _analyze(
-    operation: ir.Operation, entry: str | None, strict: bool, name: str | None, *, verified: bool
-) -> Report:
-    _, text = _hostoffload.analyze(operation, entry or "", strict, verified)
-    if name is None:
+def _require_function(module: _source.Resolved, entry: str | None) -> None:
+    """An ``entry`` that names no function of the module gets the functions it may name."""
+    if entry is None:
+        return
+    functions = [
+        op for op in module.operation.regions[0].blocks[0].operations if op.name == "func.func"
+    ]
+    names = [ir.StringAttr(op.attributes["sym_name"]).value for op in functions]
+    if entry in names:
+        return
+    shown = ", ".join(f"'{n}'" for n in names[:_CANDIDATES_SHOWN])
+    more = f" and {len(names) - _CANDIDATES_SHOWN} more" if len(names) > _CANDIDATES_SHOWN else ""
+    candidates = f"its functions are {shown}{more}" if names else "it has no func.func"
+    message = f"entry={entry!r} names no func.func of the module: {candidates}"
+    raise InputError.unlocated(message, source=module.name)
+
+
+_CANDIDATES_SHOWN = 20
+
+
+def _analyze(module: _source.Resolved, entry: str | None, strict: bool) -> Report:
+    _, text = _hostoffload.analyze(module.operation, entry or "", strict, module.verified)
+    if module.name is None:
         return Report.from_json(text)
-    data = json.loads(_source.name_buffer(text, name))
-    data["source"] = name
+    data = json.loads(_errors.name_buffer(text, module.name))
+    data["source"] = module.name
     return Report.from_json(data)

@@ -1,45 +1,60 @@
-"""``python -m hostoffload``: check modules for E1200, or fix them.
+"""The ``hostoffload`` command (also ``python -m hostoffload``): check modules for E1200, fix
+them, or run a script with every program JAX compiles checked.
 
-Exit status: 0 nothing wrong, 1 an error found (E1200, or E1201 under ``--strict``), 2 an input
-could not be checked or fixed (unreadable or unparseable, no entry function), bad usage, or an
-internal error.
+Exit status: 0 nothing wrong, 1 an error found (E1200, E1201 under ``--strict``, any warning
+under ``--warnings-as-errors``), 2 an input could not be checked or fixed (unreadable or
+unparseable, no entry function), bad usage, or an internal error; 141 (128 + SIGPIPE, as a
+shell reports a command its reader stopped) when the reader of the output closed it early.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
+import runpy
+import signal
 import sys
+import traceback
 from collections.abc import Sequence
 from pathlib import Path
 
-from hostoffload import __version__, api, sarif
+from hostoffload import __version__, api, github, sarif
+from hostoffload.codes import CODES
 from hostoffload.diagnostic import InputError
 from hostoffload.report import Report
 
 EXIT_CLEAN = 0
 EXIT_ERRORS = 1
 EXIT_BAD_INPUT = 2
+EXIT_CLOSED_PIPE = 128 + signal.SIGPIPE
 
 STDIN = "-"
 STDIN_NAME = "<stdin>"
+
+FORMATS = ("text", "json", "sarif", "github")
+PROG = "hostoffload"
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = _parser().parse_args(argv)
     try:
+        if args.command == "run":
+            return _run(args)
         if args.command == "check":
             return _check(args)
         return _fix(args)
+    except BrokenPipeError:
+        return _closed_pipe()
     except Exception as error:
         # A bug of ours still gets one line and exit 2 rather than a traceback.
-        sys.stderr.write(f"hostoffload: internal error: {type(error).__name__}: {error}\n")
+        sys.stderr.write(f"{PROG}: internal error: {type(error).__name__}: {error}\n")
         return EXIT_BAD_INPUT
 
 
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
-        prog="python -m hostoffload",
+        prog=PROG,
         description="Find XLA's host-offload error E1200 in StableHLO before XLA does.",
     )
     parser.add_argument("--version", action="version", version=f"hostoffload {__version__}")
@@ -53,18 +68,40 @@ def _parser() -> argparse.ArgumentParser:
     check.add_argument("files", nargs="+", metavar="FILE", help="a module; - reads stdin")
     output = check.add_mutually_exclusive_group()
     output.add_argument(
-        "--json", action="store_true", help="one JSON report per FILE, one per line"
+        "--format",
+        choices=FORMATS,
+        default="text",
+        help="text (default; in colour on a terminal unless NO_COLOR is set), json (one "
+        "report per FILE, one per line), sarif (one SARIF 2.1.0 log for all FILEs), github "
+        "(GitHub Actions annotations)",
     )
-    output.add_argument("--sarif", action="store_true", help="one SARIF 2.1.0 log for all FILEs")
+    output.add_argument(
+        "--json", dest="format", action="store_const", const="json", help="--format json"
+    )
+    output.add_argument(
+        "--sarif", dest="format", action="store_const", const="sarif", help="--format sarif"
+    )
     _add_entry(check)
     check.add_argument(
         "--strict", action="store_true", help="device compute on host memory is error E1201"
+    )
+    _add_ignore(check)
+    check.add_argument(
+        "--warnings-as-errors",
+        action="store_true",
+        help="report every warning (not ignored) as an error, and exit 1 on it",
+    )
+    check.add_argument(
+        "--quiet",
+        "-q",
+        action="store_true",
+        help="text: print the findings only (no summary line per FILE, no JAX fix)",
     )
 
     fix = commands.add_parser(
         "fix",
         help="apply one fix to every E1200",
-        description="Writes the fixed module in MLIR's generic form.",
+        description="Writes the fixed module in MLIR's generic form, with its locations.",
     )
     fix.add_argument("file", metavar="FILE", help="a module; - reads stdin")
     fix.add_argument(
@@ -75,6 +112,22 @@ def _parser() -> argparse.ArgumentParser:
     )
     _add_entry(fix)
     fix.add_argument("-o", "--output", metavar="OUT", help="write here instead of stdout")
+
+    run = commands.add_parser(
+        "run",
+        help="run a Python script with every program JAX compiles checked first",
+        description="Runs SCRIPT as `python SCRIPT ARGS` would, under hostoffload.watch: a "
+        "program with an error raises hostoffload.MismatchError instead of being compiled.",
+    )
+    run.add_argument(
+        "--warn", action="store_true", help="warn (MismatchWarning) and compile instead"
+    )
+    run.add_argument(
+        "--strict", action="store_true", help="device compute on host memory is error E1201"
+    )
+    _add_ignore(run)
+    run.add_argument("script", metavar="SCRIPT", help="the Python script")
+    run.add_argument("script_args", nargs=argparse.REMAINDER, metavar="ARGS")
     return parser
 
 
@@ -82,6 +135,26 @@ def _add_entry(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--entry", metavar="NAME", help="the entry function (default: @main, else the only public)"
     )
+
+
+def _add_ignore(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--ignore",
+        action="append",
+        default=[],
+        type=_code,
+        metavar="CODE",
+        help="leave out the findings of CODE, e.g. W1201 (repeatable)",
+    )
+
+
+def _code(text: str) -> str:
+    code = text.strip().upper()
+    if code not in CODES:
+        raise argparse.ArgumentTypeError(
+            f"unknown code {text!r}; the codes are {', '.join(CODES)} (docs/diagnostics.md)"
+        )
+    return code
 
 
 def _read(file: str) -> tuple[object, str | None]:
@@ -92,6 +165,8 @@ def _read(file: str) -> tuple[object, str | None]:
 
 
 def _check(args: argparse.Namespace) -> int:
+    root = sarif.repository_root() if args.format in ("sarif", "github") else None
+    colour = args.format == "text" and _colour_wanted()
     reports: list[Report] = []
     failures: list[InputError] = []
     for file in args.files:
@@ -100,19 +175,42 @@ def _check(args: argparse.Namespace) -> int:
         except InputError as error:
             sys.stderr.write(f"{error}\n")
             failures.append(error)
-            if args.json:
+            if args.format == "json":
                 print(json.dumps(error.to_json()))
+            elif args.format == "github":
+                _print_lines(github.failure_annotations(error, root))
             continue
+        report = report.ignoring(args.ignore)
+        if args.warnings_as_errors:
+            report = report.with_warnings_as_errors()
         reports.append(report)
-        if args.json:
+        if args.format == "json":
             print(report.to_json())
-        elif not args.sarif:
-            print(report)
-    if args.sarif:
-        print(json.dumps(sarif.sarif_log(reports, failures), indent=2))
+        elif args.format == "github":
+            _print_lines(github.annotations(report, root))
+        elif args.format == "text":
+            quiet = args.quiet
+            text = report.to_text(colour=colour, summary=not quiet, jax_fix=not quiet)
+            if text:
+                print(text)
+    if args.format == "sarif":
+        print(sarif.to_sarif(reports, failures, root=root))
+    sys.stdout.flush()
     if failures:
         return EXIT_BAD_INPUT
     return EXIT_ERRORS if any(not report.ok for report in reports) else EXIT_CLEAN
+
+
+def _print_lines(lines: Sequence[str]) -> None:
+    for line in lines:
+        print(line)
+
+
+def _colour_wanted() -> bool:
+    # https://no-color.org: a NO_COLOR that is set and not empty turns colour off.
+    if os.environ.get("NO_COLOR"):
+        return False
+    return sys.stdout.isatty() and os.environ.get("TERM") != "dumb"
 
 
 def _fix(args: argparse.Namespace) -> int:
@@ -134,3 +232,43 @@ def _fix(args: argparse.Namespace) -> int:
         sys.stderr.write(f"{args.output}: error: cannot write the file: {error.strerror}\n")
         return EXIT_BAD_INPUT
     return EXIT_CLEAN
+
+
+def _run(args: argparse.Namespace) -> int:
+    from hostoffload.compile_hook import watch
+
+    script = Path(args.script)
+    if not script.is_file():
+        sys.stderr.write(f"{args.script}: error: cannot run the script: no such file\n")
+        return EXIT_BAD_INPUT
+    sys.argv = [args.script, *args.script_args]
+    # The script's directory comes first on the path, as with `python SCRIPT`.
+    sys.path.insert(0, str(script.resolve().parent))
+    with watch("warn" if args.warn else "error", strict=args.strict, ignore=args.ignore):
+        try:
+            runpy.run_path(args.script, run_name="__main__")
+        except SystemExit as exit:
+            return _exit_status(exit.code)
+        except Exception:
+            # The script's own error (a MismatchError among them), as `python SCRIPT` shows it.
+            traceback.print_exc()
+            return 1
+    return EXIT_CLEAN
+
+
+def _exit_status(code: object) -> int:
+    if code is None:
+        return EXIT_CLEAN
+    if isinstance(code, int):
+        return code
+    sys.stderr.write(f"{code}\n")
+    return 1
+
+
+def _closed_pipe() -> int:
+    # Whatever is still buffered for the closed pipe would fail again when Python flushes
+    # stdout at exit: point stdout at /dev/null first, as the Python docs advise.
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(devnull, sys.stdout.fileno())
+    os.close(devnull)
+    return EXIT_CLOSED_PIPE

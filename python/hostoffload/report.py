@@ -1,20 +1,24 @@
 """The result of a host-offload check as typed, immutable data.
 
-:meth:`Report.from_json` reads the JSON the analysis writes (``cpp/lib/CAPI/CAPI.cpp``) and
-:meth:`Report.to_json` writes the same JSON back, so reports can be stored and compared.
+:meth:`Report.from_analysis` reads the JSON the analysis writes (``cpp/lib/CAPI/CAPI.cpp``),
+:meth:`Report.to_json` writes a report as JSON and :meth:`Report.from_json` reads it back, so
+reports can be stored and compared. The SARIF and GitHub forms are in :mod:`hostoffload.sarif`
+and :mod:`hostoffload.github`, which read reports; this module knows nothing of them.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import json
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal, cast
 
-from hostoffload import sarif
+from hostoffload import jax_fix, locations
+from hostoffload.codes import Severity
 from hostoffload.diagnostic import Diagnostic, InputError, Location, Note, render
 
-Severity = Literal["error", "warning"]
+JAX_FIX_HEADING = "fix in JAX (keep every failing output in host memory), for jax.jit:"
 StartKind = Literal["argument", "annotation"]
 Strategy = Literal["host", "device"]
 
@@ -148,9 +152,17 @@ class Finding:
             "fixes": [fix.to_json() for fix in self.fixes],
         }
 
-    def render(self, source: str | None = None) -> str:
-        """The finding as a compiler prints it: ``file:line:col: error: E1200: ...`` and notes."""
-        return render(self.severity, self.message, self.location, self.notes, source)
+    def render(self, source: str | None = None, *, colour: bool = False) -> str:
+        """The finding as a compiler prints it: ``file:line:col: error: E1200: ...`` and notes,
+        with ANSI colours as clang uses them when ``colour`` is set."""
+        if not colour:
+            return render(self.severity, self.message, self.location, self.notes, source)
+        lines = [_painted(self.severity, self.message, self.location, source, bold=True)]
+        lines.extend(
+            f"  {_painted('note', note.message, note.location, source, bold=False)}"
+            for note in self.notes
+        )
+        return "\n".join(lines)
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -180,14 +192,69 @@ class Report:
         return not self.errors
 
     def __str__(self) -> str:
-        lines = [finding.render(self.source) for finding in self.findings]
+        return self.to_text()
+
+    def to_text(
+        self,
+        *,
+        colour: bool = False,
+        summary: bool = True,
+        jax_fix: bool = False,
+        outputs: Sequence[str] | None = None,
+    ) -> str:
+        """The compiler-style text (``str(report)``): the findings, then a ``source: @main: 2
+        errors, 1 warning`` line unless ``summary`` is false, then :meth:`jax_fix` (of
+        ``outputs``) indented if ``jax_fix`` is set and an output fails; in colour if asked."""
+        lines = [finding.render(self.source, colour=colour) for finding in self.findings]
         prefix = f"{self.source}: " if self.source is not None else ""
-        lines.append(f"{prefix}@{self.entry}: {_summary(len(self.errors), len(self.warnings))}")
+        if summary:
+            counts = _summary(len(self.errors), len(self.warnings))
+            lines.append(f"{prefix}@{self.entry}: {counts}")
+        fix = self.jax_fix(outputs) if jax_fix else None
+        if fix is not None:
+            lines.append(f"{prefix}{JAX_FIX_HEADING}")
+            lines.extend(f"    {line}" for line in fix.splitlines())
         return "\n".join(lines)
+
+    def ignoring(self, codes: Iterable[str]) -> Report:
+        """This report without the findings whose code is in ``codes``."""
+        ignored = frozenset(codes)
+        kept = tuple(f for f in self.findings if f.code not in ignored)
+        return dataclasses.replace(self, findings=kept)
+
+    def with_warnings_as_errors(self) -> Report:
+        """This report with every warning turned into an error (``--warnings-as-errors``)."""
+        findings = tuple(dataclasses.replace(f, severity="error") for f in self.findings)
+        return dataclasses.replace(self, findings=findings)
+
+    def jax_fix(self, outputs: Sequence[str] | None = None) -> str | None:
+        """The ``out_shardings=`` that declares every output failing with E1200 ``pinned_host``,
+        as one pytree to paste into ``jax.jit``; ``None`` when no output fails.
+
+        ``outputs`` are the ``jax.result_info`` paths of all the function's outputs in order
+        (``result[0]``, ``result['a'][1]``, ...); without them the pytree holds the failing
+        outputs only, and a comment says to add ``None`` for any other.
+        """
+        failing = [f.result_info for f in self.errors if f.code == "E1200"]
+        if not failing:
+            return None
+        return jax_fix.out_shardings(failing, outputs)
+
+    @classmethod
+    def from_analysis(cls, data: str | bytes | Mapping[str, Any]) -> Report:
+        """Reads the JSON the analysis writes, counting JAX's columns from 1 like every other.
+
+        The analysis gives locations as MLIR holds them, and JAX writes Python's columns,
+        which count from 0 (see :mod:`hostoffload.locations`); a report's are 1-based.
+        Raises :class:`InputError` like :meth:`from_json`.
+        """
+        if not isinstance(data, Mapping):
+            data = cast(Mapping[str, Any], json.loads(data))
+        return cls.from_json(locations.one_based_columns(data))
 
     @classmethod
     def from_json(cls, data: str | bytes | Mapping[str, Any]) -> Report:
-        """Reads the analysis JSON (or :meth:`to_json`'s output).
+        """Reads :meth:`to_json`'s output (or the analysis JSON, with its columns as they are).
 
         Raises :class:`InputError` with the analysis' errors for the JSON of a failed analysis,
         which has only ``errors`` (no entry function, an ambiguous one).
@@ -222,9 +289,27 @@ class Report:
             data["source"] = self.source
         return json.dumps(data, indent=indent)
 
-    def to_sarif(self, *, indent: int | None = 2) -> str:
-        """This report as a SARIF 2.1.0 log; see :func:`hostoffload.sarif.sarif_log`."""
-        return json.dumps(sarif.sarif_log([self]), indent=indent)
+
+# ANSI styles as clang prints them: the location bold, the severity in its colour.
+_BOLD = "\033[1m"
+_RESET = "\033[0m"
+_SEVERITY_STYLES = {
+    "error": "\033[1;31m",
+    "warning": "\033[1;35m",
+    "note": "\033[1;36m",
+}
+
+
+def _painted(
+    severity: str, message: str, location: Location, source: str | None, *, bold: bool
+) -> str:
+    # The plain line is the prefix, then "severity: message": split it there, so that the
+    # coloured text says exactly what the plain text says.
+    plain = render(severity, message, location, (), source)
+    prefix = plain[: len(plain) - len(f"{severity}: {message}")]
+    styled_prefix = f"{_BOLD}{prefix}{_RESET}" if prefix else ""
+    styled_message = f"{_BOLD}{message}{_RESET}" if bold else message
+    return f"{styled_prefix}{_SEVERITY_STYLES[severity]}{severity}:{_RESET} {styled_message}"
 
 
 def _summary(errors: int, warnings: int) -> str:

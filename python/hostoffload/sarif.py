@@ -2,50 +2,71 @@
 
 One log, one run, one result per finding. Inputs that could not be analysed become error
 notifications of the run's invocation, which then reports ``executionSuccessful: false``.
+
+Given a ``root`` (the repository, see :func:`repository_root`), files under it are named
+relative to it, with the base ``SRCROOT`` that the run's ``originalUriBaseIds`` maps to the
+root's own URI: code scanning (GitHub's among them) matches results to the files of the
+repository that way. Other files get ``file:`` URIs when their path is absolute.
 """
 
 from __future__ import annotations
 
+import json
+import os
 import urllib.parse
 from collections.abc import Sequence
 from importlib.metadata import version
 from pathlib import Path, PurePath
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-if TYPE_CHECKING:
-    from hostoffload.diagnostic import InputError, Location
-    from hostoffload.report import Finding, Report
+from hostoffload.codes import CODES, help_uri
+from hostoffload.diagnostic import InputError, Location
+from hostoffload.report import Finding, Report
 
 SCHEMA = (
     "https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/schemas/sarif-schema-2.1.0.json"
 )
 
+# The uriBaseId of files under the repository root.
+ROOT_BASE_ID = "SRCROOT"
+
 # A long path comes as its first and last six steps (cpp/lib/HostOffloadAnalysis.cpp).
 PATH_STEPS_AT_EACH_END = 6
 
-# The short descriptions of docs/diagnostics.md; a code missing here still gets a rule.
-RULE_DESCRIPTIONS = {
-    "E1200": "A tensor moved to host memory reaches an entry output not declared pinned_host",
-    "E1201": "A device op computes on host memory and strict mode forbids host compute",
-    "W1201": "A device op computes on host memory: XLA converts it to host compute",
-    "W1202": "The only output is a move to host of a device tensor: XLA copies it to host "
-    "although the output is declared device",
-    "W1203": "A move to host whose result is never used",
-    "W1204": "An unknown or non-string memory kind or buffer placement",
-    "W1205": "An annotation custom call without exactly one operand and one result",
-    "W1206": "An entry argument declared unpinned_host",
-    "W1207": 'mhlo.layout_mode = "auto" on an output declared pinned_host',
-}
+
+def repository_root(start: Path | None = None) -> Path | None:
+    """The nearest directory at or above ``start`` (default: the current one) that holds
+    ``.git`` (a directory, or the file of a worktree), or ``None`` outside a repository."""
+    directory = Path(os.path.abspath(start if start is not None else Path.cwd()))
+    for candidate in (directory, *directory.parents):
+        if (candidate / ".git").exists():
+            return candidate
+    return None
 
 
-def sarif_log(reports: Sequence[Report], failures: Sequence[InputError] = ()) -> dict[str, Any]:
+def to_sarif(
+    reports: Sequence[Report],
+    failures: Sequence[InputError] = (),
+    *,
+    root: Path | None = None,
+    indent: int | None = 2,
+) -> str:
+    """:func:`sarif_log` as JSON text."""
+    return json.dumps(sarif_log(reports, failures, root=root), indent=indent)
+
+
+def sarif_log(
+    reports: Sequence[Report], failures: Sequence[InputError] = (), *, root: Path | None = None
+) -> dict[str, Any]:
     """The SARIF log of ``reports``, with ``failures`` as tool execution notifications.
 
     Each result carries its start(s) as ``relatedLocations``, the path as a ``codeFlow``, and
     the output's details and both fixes in its property bag: SARIF's own ``fixes`` are byte
-    replacements in a file, which ours (an MLIR attribute and a JAX call) are not.
+    replacements in a file, which ours (an MLIR attribute and a JAX call) are not. ``root``
+    makes the files under it repository-relative (see the module's documentation).
     """
     codes = sorted({finding.code for report in reports for finding in report.findings})
+    uris = _Uris(root)
     run: dict[str, Any] = {
         "tool": {
             "driver": {
@@ -58,49 +79,64 @@ def sarif_log(reports: Sequence[Report], failures: Sequence[InputError] = ()) ->
             {
                 "executionSuccessful": not failures,
                 "toolExecutionNotifications": [
-                    _notification(diagnostic.message, diagnostic.location, failure.source)
+                    _notification(diagnostic.message, diagnostic.location, failure.source, uris)
                     for failure in failures
                     for diagnostic in failure.diagnostics
                 ],
             }
         ],
         "results": [
-            _result(finding, codes.index(finding.code), report.source)
+            _result(finding, codes.index(finding.code), report.source, uris)
             for report in reports
             for finding in report.findings
         ],
     }
+    if root is not None:
+        run["originalUriBaseIds"] = {ROOT_BASE_ID: {"uri": _directory_uri(root)}}
     return {"$schema": SCHEMA, "version": "2.1.0", "runs": [run]}
 
 
 def _rule(code: str) -> dict[str, Any]:
-    rule: dict[str, Any] = {
-        "id": code,
-        "defaultConfiguration": {"level": "error" if code.startswith("E") else "warning"},
-    }
-    if code in RULE_DESCRIPTIONS:
-        rule["shortDescription"] = {"text": RULE_DESCRIPTIONS[code]}
+    known = CODES.get(code)
+    severity = known.severity if known else ("error" if code.startswith("E") else "warning")
+    rule: dict[str, Any] = {"id": code, "defaultConfiguration": {"level": severity}}
+    if known is not None:
+        rule["shortDescription"] = {"text": known.summary}
+        rule["fullDescription"] = {"text": known.description}
+        rule["help"] = {"text": known.description}
+    uri = help_uri()
+    if uri is not None:
+        rule["helpUri"] = uri
     return rule
 
 
-def _result(finding: Finding, rule_index: int, source: str | None) -> dict[str, Any]:
+def _result(finding: Finding, rule_index: int, source: str | None, uris: _Uris) -> dict[str, Any]:
     result: dict[str, Any] = {
         "ruleId": finding.code,
         "ruleIndex": rule_index,
         "level": finding.severity,
         "message": {"text": finding.message},
-        "locations": [_location(finding.location, source)],
+        "locations": [_location(finding.location, source, uris)],
     }
     if source is not None:
-        result["analysisTarget"] = {"uri": _uri(source)}
+        result["analysisTarget"] = uris.artifact(source)
     if finding.starts:
         result["relatedLocations"] = [
-            {"id": index, **_location(start.location, None), "message": {"text": start.reason}}
+            {
+                "id": index,
+                **_location(start.location, None, uris),
+                "message": {"text": start.reason},
+            }
             for index, start in enumerate(finding.starts)
         ]
     if finding.path:
         steps = [
-            {"location": {**_location(step.location, None), "message": {"text": step.what}}}
+            {
+                "location": {
+                    **_location(step.location, None, uris),
+                    "message": {"text": step.what},
+                }
+            }
             for step in finding.path
         ]
         if finding.path_steps_omitted:
@@ -135,21 +171,23 @@ def _properties(finding: Finding) -> dict[str, Any]:
     return properties
 
 
-def _notification(message: str, location: Location, source: str | None) -> dict[str, Any]:
+def _notification(
+    message: str, location: Location, source: str | None, uris: _Uris
+) -> dict[str, Any]:
     return {
         "level": "error",
         "message": {"text": message},
-        "locations": [_location(location, source)],
+        "locations": [_location(location, source, uris)],
     }
 
 
-def _location(location: Location, fallback: str | None) -> dict[str, Any]:
+def _location(location: Location, fallback: str | None, uris: _Uris) -> dict[str, Any]:
     """A SARIF location: the file position when known, else the file ``fallback`` names (code
     scanning wants a file on every result); MLIR's spelling always rides along."""
     sarif: dict[str, Any] = {"properties": {"mlirLocation": location.mlir}}
     if location.file is not None:
-        physical: dict[str, Any] = {"artifactLocation": {"uri": _uri(location.file)}}
-        # SARIF lines and columns start at 1; JAX columns start at 0, so a column 0 is left out.
+        physical: dict[str, Any] = {"artifactLocation": uris.artifact(location.file)}
+        # SARIF lines and columns start at 1; a location without them (0) gives none.
         if location.line is not None and location.line >= 1:
             region = {"startLine": location.line}
             if location.column is not None and location.column >= 1:
@@ -157,12 +195,35 @@ def _location(location: Location, fallback: str | None) -> dict[str, Any]:
             physical["region"] = region
         sarif["physicalLocation"] = physical
     elif fallback is not None:
-        sarif["physicalLocation"] = {"artifactLocation": {"uri": _uri(fallback)}}
+        sarif["physicalLocation"] = {"artifactLocation": uris.artifact(fallback)}
     return sarif
 
 
-def _uri(path: str) -> str:
-    if PurePath(path).is_absolute():
-        return Path(path).as_uri()
+class _Uris:
+    """Artifact locations of file names, relative to ``root`` for the files under it."""
+
+    def __init__(self, root: Path | None) -> None:
+        self._root = Path(os.path.abspath(root)) if root is not None else None
+
+    def artifact(self, path: str) -> dict[str, str]:
+        if self._root is not None:
+            try:
+                relative = Path(os.path.abspath(path)).relative_to(self._root)
+            except ValueError:
+                pass
+            else:
+                return {"uri": _relative_uri(relative), "uriBaseId": ROOT_BASE_ID}
+        if PurePath(path).is_absolute():
+            return {"uri": Path(path).as_uri()}
+        return {"uri": _relative_uri(PurePath(path))}
+
+
+def _relative_uri(path: PurePath) -> str:
     # A file name that is not UTF-8 holds surrogates (os.fsdecode): its bytes are escaped.
-    return urllib.parse.quote(PurePath(path).as_posix(), errors="surrogateescape")
+    return urllib.parse.quote(path.as_posix(), errors="surrogateescape")
+
+
+def _directory_uri(directory: Path) -> str:
+    # A base URI ends with "/", so that relative URIs resolve inside it.
+    uri = Path(os.path.abspath(directory)).as_uri()
+    return uri if uri.endswith("/") else f"{uri}/"
