@@ -19,9 +19,11 @@ from __future__ import annotations
 import dataclasses
 import functools
 import os
+import sys
 import threading
 import warnings
 from collections.abc import Callable, Sequence
+from pathlib import Path
 from types import TracebackType
 from typing import Any, Literal, TypeVar
 
@@ -126,7 +128,8 @@ class watch:  # Lower case: it reads as a function, ``with hostoffload.watch():`
             outputs = output_paths(module)
         except InputError as error:
             # Never keep a program from compiling because we could not read it.
-            warnings.warn(f"hostoffload could not check {name}: {error}", stacklevel=3)
+            message = f"hostoffload could not check {name}: {error}"
+            warnings.warn(message, stacklevel=_caller_stacklevel())
             return
         report = report.ignoring(self.ignore)
         if report.ok:
@@ -136,7 +139,7 @@ class watch:  # Lower case: it reads as a function, ``with hostoffload.watch():`
         if self.action == "error":
             raise mismatch
         if self.action == "warn":
-            warnings.warn(MismatchWarning(report, outputs), stacklevel=3)
+            warnings.warn(MismatchWarning(report, outputs), stacklevel=_caller_stacklevel())
 
 
 _lock = threading.Lock()
@@ -212,6 +215,22 @@ def _check(module: Any, strict: bool, name: str) -> Report:
     from hostoffload import api
 
     return dataclasses.replace(api.check(module, strict=strict), source=name)
+
+
+def _caller_stacklevel() -> int:
+    """The ``stacklevel`` of the innermost frame outside JAX and hostoffload: the line of the
+    user's program that made JAX compile, for the warning to point at."""
+    libraries = tuple(
+        f"{Path(module.__file__).parent}{os.sep}"
+        for module in (sys.modules.get("jax"), sys.modules[__package__ or "hostoffload"])
+        if module is not None and module.__file__ is not None
+    )
+    frame = sys._getframe(1)
+    level = 1
+    while frame is not None and frame.f_code.co_filename.startswith(libraries):
+        frame = frame.f_back
+        level += 1
+    return level
 
 
 def _module_name(module: Any) -> str:

@@ -1,8 +1,12 @@
-"""``python -m hostoffload check``: exit codes, stdin, --json, --sarif, and bad input."""
+"""The ``hostoffload`` command (``python -m hostoffload``): exit codes, stdin, the output
+formats, --ignore, --warnings-as-errors, --quiet, colour, a closed pipe, ``run``, bad input."""
 
 import json
+import os
+import pty
 import subprocess
 import sys
+import sysconfig
 from pathlib import Path
 
 import pytest
@@ -32,6 +36,11 @@ def assert_no_traceback(result: subprocess.CompletedProcess[str]) -> None:
     assert "MLIRError" not in result.stderr + result.stdout
 
 
+def summary_line(stdout: str, source: str | Path) -> str:
+    (line,) = [line for line in stdout.splitlines() if line.startswith(f"{source}: @")]
+    return line
+
+
 def test_clean_module_exits_0() -> None:
     result = run("check", CLEAN)
     assert (result.returncode, result.stderr) == (0, "")
@@ -42,8 +51,19 @@ def test_errors_exit_1_with_compiler_style_text() -> None:
     result = run("check", "examples/offloaded_state.mlir")
     assert result.returncode == 1
     lines = result.stdout.splitlines()
-    assert lines[0].startswith("examples/offloaded_state.py:19:11: error: E1200: ")
-    assert lines[-1] == "examples/offloaded_state.mlir: @main: 2 errors, 1 warning"
+    assert lines[0].startswith("examples/offloaded_state.py:19:12: error: E1200: ")
+    summary = summary_line(result.stdout, "examples/offloaded_state.mlir")
+    assert summary == "examples/offloaded_state.mlir: @main: 2 errors, 1 warning"
+
+
+def test_text_ends_with_one_out_shardings_for_the_failing_outputs() -> None:
+    result = run("check", "examples/offloaded_state.mlir")
+    lines = result.stdout.splitlines()
+    heading = lines.index(
+        "examples/offloaded_state.mlir: fix in JAX (keep every failing output in host memory), "
+        "for jax.jit:"
+    )
+    assert lines[heading + 2] == "    out_shardings=(host, host)"
 
 
 def test_warnings_alone_exit_0_and_strict_makes_them_errors() -> None:
@@ -56,11 +76,12 @@ def test_warnings_alone_exit_0_and_strict_makes_them_errors() -> None:
 def test_stdin() -> None:
     result = run("check", "-", stdin=EXAMPLE.read_text())
     assert result.returncode == 1
-    assert result.stdout.splitlines()[-1] == "<stdin>: @main: 2 errors, 1 warning"
+    assert summary_line(result.stdout, "<stdin>") == "<stdin>: @main: 2 errors, 1 warning"
 
 
-def test_json_lines_one_report_per_file() -> None:
-    result = run("check", "--json", EXAMPLE, CLEAN)
+@pytest.mark.parametrize("option", [("--json",), ("--format", "json")])
+def test_json_lines_one_report_per_file(option: tuple[str, ...]) -> None:
+    result = run("check", *option, EXAMPLE, CLEAN)
     assert result.returncode == 1
     first, second = (Report.from_json(line) for line in result.stdout.splitlines())
     assert [f.output_index for f in first.errors] == [0, 1]
@@ -68,13 +89,179 @@ def test_json_lines_one_report_per_file() -> None:
     assert second.ok
 
 
-def test_sarif_for_several_files() -> None:
-    result = run("check", "--sarif", EXAMPLE, CLEAN)
+@pytest.mark.parametrize("option", [("--sarif",), ("--format", "sarif")])
+def test_sarif_for_several_files(option: tuple[str, ...]) -> None:
+    result = run("check", *option, EXAMPLE, CLEAN)
     assert result.returncode == 1
     log = json.loads(result.stdout)
     assert sarif_errors(log) == []
     results = log["runs"][0]["results"]
     assert [r["ruleId"] for r in results] == ["E1200", "E1200", "W1201"]
+
+
+def test_sarif_names_files_relative_to_the_repository() -> None:
+    # The tests run in a git checkout: the example is under its root.
+    log = json.loads(run("check", "--format", "sarif", EXAMPLE).stdout)
+    assert sarif_errors(log) == []
+    (run_log,) = log["runs"]
+    assert run_log["originalUriBaseIds"] == {"SRCROOT": {"uri": f"{REPO_ROOT.as_uri()}/"}}
+    first = run_log["results"][0]
+    assert first["analysisTarget"] == {
+        "uri": "examples/offloaded_state.mlir",
+        "uriBaseId": "SRCROOT",
+    }
+    assert first["locations"][0]["physicalLocation"]["artifactLocation"] == {
+        "uri": "examples/offloaded_state.py",
+        "uriBaseId": "SRCROOT",
+    }
+
+
+def test_github_annotations() -> None:
+    result = run("check", "--format", "github", EXAMPLE)
+    assert result.returncode == 1
+    lines = result.stdout.splitlines()
+    assert [line.split(" ", 1)[0] for line in lines] == ["::error", "::error", "::warning"]
+    assert lines[0].startswith(
+        "::error file=examples/offloaded_state.py,line=19,col=12,title=E1200%3A A tensor moved "
+        "to host memory reaches an entry output not declared pinned_host::E1200: Tensor which"
+    )
+    # The notes ride along after an escaped newline.
+    assert "%0Anote: in host memory from the start: argument 'opt_state'" in lines[0]
+    assert "\n" not in lines[0]
+
+
+def test_github_annotation_of_bad_input() -> None:
+    result = run("check", "--format", "github", "-", stdin=UNPARSEABLE)
+    assert result.returncode == 2
+    assert result.stdout == ("::error file=<stdin>,line=2,col=26::expected non-function type\n")
+
+
+def test_ignore_drops_a_code_and_its_exit_status() -> None:
+    result = run("check", "--ignore", "E1200", "--ignore", "w1201", EXAMPLE)
+    assert result.returncode == 0
+    assert result.stdout == f"{EXAMPLE}: @main: no errors or warnings\n"
+
+
+def test_ignore_of_an_unknown_code_is_a_usage_error() -> None:
+    result = run("check", "--ignore", "W9999", EXAMPLE)
+    assert result.returncode == 2
+    assert "unknown code 'W9999'; the codes are E1200, E1201, W1201" in result.stderr
+    assert_no_traceback(result)
+
+
+def test_warnings_as_errors() -> None:
+    assert run("check", HOST_COMPUTE_ONLY).returncode == 0
+    result = run("check", "--warnings-as-errors", HOST_COMPUTE_ONLY)
+    assert result.returncode == 1
+    assert ": error: W1201: " in result.stdout
+    assert ": warning: " not in result.stdout
+    sarif = json.loads(run("check", "--sarif", "--warnings-as-errors", HOST_COMPUTE_ONLY).stdout)
+    assert {r["level"] for r in sarif["runs"][0]["results"]} == {"error"}
+
+
+def test_quiet_prints_the_findings_only() -> None:
+    assert run("check", "--quiet", CLEAN).stdout == ""
+    result = run("check", "-q", EXAMPLE)
+    assert result.returncode == 1
+    lines = result.stdout.splitlines()
+    assert sum(not line.startswith("  ") for line in lines) == 3
+    assert all(": error: " in line or ": warning: " in line or ": note: " in line for line in lines)
+
+
+def run_on_a_terminal(*args: str, env: dict[str, str]) -> str:
+    """The output of ``python -m hostoffload ARGS`` written to a pseudo-terminal."""
+    leader, follower = pty.openpty()
+    with subprocess.Popen(
+        [sys.executable, "-m", "hostoffload", *args],
+        stdout=follower,
+        stderr=subprocess.DEVNULL,
+        cwd=REPO_ROOT,
+        env={**os.environ, "TERM": "xterm", **env},
+    ) as process:
+        os.close(follower)
+        chunks = []
+        while True:
+            try:
+                chunk = os.read(leader, 65536)
+            except OSError:  # the terminal is gone once the process has exited
+                break
+            if not chunk:
+                break
+            chunks.append(chunk)
+        process.wait(timeout=120)
+    os.close(leader)
+    return b"".join(chunks).decode()
+
+
+def test_colour_on_a_terminal_unless_no_color() -> None:
+    env = {key: value for key, value in os.environ.items() if key != "NO_COLOR"}
+    coloured = run_on_a_terminal("check", str(EXAMPLE), env={**env, "NO_COLOR": ""})
+    assert "\033[1;31merror:\033[0m" in coloured
+    assert "\033[1;35mwarning:\033[0m" in coloured
+    plain = run_on_a_terminal("check", str(EXAMPLE), env={"NO_COLOR": "1"})
+    assert "\033[" not in plain and ": error: E1200: " in plain
+    # Not a terminal: no colour.
+    assert "\033[" not in run("check", EXAMPLE).stdout
+
+
+def test_closed_pipe_ends_quietly() -> None:
+    process = subprocess.Popen(
+        [sys.executable, "-m", "hostoffload", "check", "--format", "sarif", str(EXAMPLE)],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        cwd=REPO_ROOT,
+    )
+    assert process.stdout is not None and process.stderr is not None
+    # The reader goes away before the command has written anything, as `| head -0` would.
+    process.stdout.close()
+    stderr = process.stderr.read().decode()
+    process.stderr.close()
+    assert process.wait(timeout=120) == 128 + 13  # 128 + SIGPIPE
+    assert stderr == ""
+
+
+def test_console_script() -> None:
+    script = Path(sysconfig.get_path("scripts")) / "hostoffload"
+    result = subprocess.run([script, "check", EXAMPLE], capture_output=True, text=True, timeout=120)
+    assert result.returncode == 1
+    assert result.stdout.startswith("examples/offloaded_state.py:19:12: error: E1200: ")
+
+
+RUN_SCRIPT = """\
+import sys
+
+import jax
+import jax.numpy as jnp
+from jax.sharding import SingleDeviceSharding
+
+host = SingleDeviceSharding(jax.devices("cpu")[0], memory_kind="pinned_host")
+state = jax.ShapeDtypeStruct((4,), jnp.float32, sharding=host)
+jax.jit(lambda x: x * 2).lower(state).compile()
+print("compiled", sys.argv[1:])
+"""
+
+
+def test_run_checks_what_the_script_compiles(tmp_path: Path) -> None:
+    script = tmp_path / "train.py"
+    script.write_text(RUN_SCRIPT)
+    result = run("run", script, "--steps", "3")
+    assert result.returncode == 1
+    assert "hostoffload.compile_hook.MismatchError: " in result.stderr
+    assert f"{script}:9:19: error: E1200: " in result.stderr
+    assert "compiled" not in result.stdout
+
+    warned = run("run", "--warn", script, "--steps", "3")
+    assert warned.returncode == 0, warned.stderr
+    assert warned.stdout == "compiled ['--steps', '3']\n"
+    assert "MismatchWarning" in warned.stderr
+
+
+def test_run_without_the_script_exits_2() -> None:
+    result = run("run", "missing.py")
+    assert (result.returncode, result.stderr) == (
+        2,
+        "missing.py: error: cannot run the script: no such file\n",
+    )
 
 
 def test_missing_file_exits_2() -> None:
@@ -127,7 +314,7 @@ def test_sarif_reports_bad_input_as_a_failed_execution() -> None:
 def test_usage_errors_exit_2(args: tuple[str, ...]) -> None:
     result = run(*args)
     assert result.returncode == 2
-    assert result.stderr.startswith("usage: python -m hostoffload")
+    assert result.stderr.startswith("usage: hostoffload")
     assert_no_traceback(result)
 
 
@@ -160,3 +347,9 @@ def test_internal_error_is_one_line_and_exit_2(
     monkeypatch.setattr(cli.api, "check_named", broken)
     assert cli.main(["check", str(CLEAN)]) == 2
     assert capsys.readouterr().err == "hostoffload: internal error: RuntimeError: boom\n"
+
+
+def test_json_locations_count_columns_from_1() -> None:
+    (line,) = run("check", "--json", EXAMPLE).stdout.splitlines()
+    location = json.loads(line)["findings"][0]["location"]
+    assert (location["line"], location["column"]) == (19, 12)
