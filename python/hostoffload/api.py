@@ -140,15 +140,17 @@ def _require_function(module: _source.Resolved, entry: str | None) -> None:
     if entry is None:
         return
     functions = [
-        op for op in module.operation.regions[0].blocks[0].operations if op.name == "func.func"
+        op
+        for op in module.operation.regions[0].blocks[0].operations
+        if op.operation.name == "func.func"
     ]
     names = [ir.StringAttr(op.attributes["sym_name"]).value for op in functions]
     if entry in names:
         return
     shown = ", ".join(f"'{n}'" for n in names[:_CANDIDATES_SHOWN])
     more = f" and {len(names) - _CANDIDATES_SHOWN} more" if len(names) > _CANDIDATES_SHOWN else ""
-    candidates = f"its functions are {shown}{more}" if names else "it has no func.func"
-    message = f"entry={entry!r} names no func.func of the module: {candidates}"
+    candidates = f"its functions are {shown}{more}" if names else "it has no func.func at all"
+    message = f"entry function '@{entry}' is not a func.func in this module: {candidates}"
     raise InputError.unlocated(message, source=module.name)
 
 

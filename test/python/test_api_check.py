@@ -139,7 +139,7 @@ def test_str_that_is_no_text_is_read_as_a_path() -> None:
         check("module.mlir")
     assert caught.value.source == "module.mlir"
     assert "cannot read the file: No such file or directory" in str(caught.value)
-    assert "a str is a path unless it is MLIR text" in str(caught.value)
+    assert "a str is a path unless it is MLIR or HLO text" in str(caught.value)
 
 
 def test_missing_path(tmp_path: Path) -> None:
@@ -203,9 +203,13 @@ def test_errors_of_a_file_name_the_file(tmp_path: Path) -> None:
     assert str(caught.value).startswith(f"{path}:2:1: error: ambiguous entry function")
 
 
-def test_entry_naming_nothing() -> None:
-    with pytest.raises(InputError, match=r"entry function '@absent'"):
+def test_entry_naming_nothing_lists_the_functions() -> None:
+    with pytest.raises(InputError, match=r"entry function '@absent' .*: its functions are 'main'$"):
         check(EXAMPLE, entry="absent")
+    with pytest.raises(InputError, match=r"its functions are 'a', 'b'$"):
+        check(TWO_PUBLIC_FUNCTIONS, entry="c")
+    with pytest.raises(InputError, match=r"it has no func.func at all$"):
+        check("module {}", entry="main")
 
 
 @pytest.mark.parametrize("text", ["", "module {}"])
@@ -224,7 +228,7 @@ def test_operation_that_is_no_module() -> None:
 
 @pytest.mark.parametrize("source", [42, None, ["module {}"]])
 def test_unsupported_objects(source: object) -> None:
-    with pytest.raises(InputError, match="cannot check a .*: expected MLIR text"):
+    with pytest.raises(InputError, match="cannot check a .*: expected MLIR or HLO text"):
         check(source)
 
 

@@ -1,0 +1,282 @@
+"""Converting every form jaxlib reads into MLIR's generic form, which our MLIR parses.
+
+Our MLIR (22) parses JAX's generic form because unregistered dialects are allowed; only
+jaxlib's MLIR, which registers StableHLO, CHLO and Shardy, parses the pretty form and
+bytecode, and only jaxlib's XLA reads HLO text and ``jax.export`` artifacts. Each converter
+here returns the generic form with debug information, as bytes (MLIR prints the bodies of
+dialect attributes as they are, so they need not be UTF-8).
+
+This module imports neither jax nor :mod:`hostoffload.mlir` until a conversion runs. Run as
+``python -m hostoffload._convert FORM NAME [PATH]`` it converts its standard input in a
+child process (see :func:`convert_in_child`): jaxlib terminates the process on some inputs.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import signal
+import subprocess
+import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import Any
+
+from hostoffload import _hlo
+from hostoffload._errors import mlir_diagnostics
+from hostoffload._forms import NEEDS_JAX, Form
+from hostoffload.diagnostic import Diagnostic, InputError, Location
+
+# The exit status of the child when it raised an InputError (written as JSON on stdout).
+_EXIT_INPUT_ERROR = 3
+
+# jaxlib's HLO parser: "... was parsing 27:64: error: expects attribute name".
+_HLO_PARSE_ERROR = re.compile(r"was parsing (\d+):(\d+): error: ([^\n]*)")
+
+_FRONTEND_ATTRS = "mhlo.frontend_attributes"
+_MEMORY_SPACE_KEYS = ("arg_memory_spaces", "out_memory_spaces")
+
+
+class MissingJax(InputError):
+    """The input needs jaxlib to be read, and jax is not installed."""
+
+
+def missing_jax(form: Form, name: str | None) -> MissingJax:
+    return MissingJax(
+        Diagnostic(f"the input is {form.value}; {NEEDS_JAX}", Location.unknown()),
+        source=name,
+    )
+
+
+def to_generic(data: bytes, form: Form, name: str | None, path: str | None = None) -> bytes:
+    """``data``, of ``form``, in the generic form. ``name`` names the input in errors;
+    ``path``, where ``data`` was read from, names pretty text's locations and HLO lines."""
+    try:
+        import jax  # noqa: F401
+    except ImportError:
+        raise missing_jax(form, name) from None
+    if form is Form.HLO:
+        return _hlo_to_generic(data, name, path or name or "-")
+    if form is Form.EXPORT:
+        return exported_to_generic(_deserialize_export(data, name), name)
+    if form is Form.PORTABLE:
+        return _portable_to_generic(data, name)
+    return _mlir_to_generic(data, name, path if form is Form.PRETTY else None)
+
+
+@contextmanager
+def _jax_context() -> Iterator[Any]:
+    from jax._src.interpreters import mlir as jax_mlir
+
+    with jax_mlir.make_ir_context() as context:
+        # jaxlib's bindings wait for the GIL on a worker thread that verifies a function.
+        context.enable_multithreading(False)
+        yield context
+
+
+def _print_generic(operation: Any) -> bytes:
+    text: bytes = operation.get_asm(binary=True, print_generic_op_form=True, enable_debug_info=True)
+    return text
+
+
+class JaxParseError(InputError):
+    """jaxlib's MLIR could not parse the input; ``mlir_error`` is its MLIRError."""
+
+
+def _mlir_to_generic(data: bytes, name: str | None, path: str | None) -> bytes:
+    from jax._src.lib.mlir import ir as jax_ir
+
+    with _jax_context():
+        try:
+            # From the file, so that locations MLIR makes up while parsing name it.
+            module = jax_ir.Module.parseFile(path) if path else jax_ir.Module.parse(data)
+        except jax_ir.MLIRError as error:
+            raise JaxParseError(*mlir_diagnostics(error, name), source=name) from None
+        except OSError:  # the file went away between sniffing and parsing it
+            module = jax_ir.Module.parse(data)
+        return _print_generic(module.operation)
+
+
+def _portable_to_generic(data: bytes, name: str | None) -> bytes:
+    from jax._src.lib import _jax
+
+    with _jax_context() as context:
+        try:
+            module = _jax.mlir.deserialize_portable_artifact(data, context)
+        except Exception as error:  # jaxlib raises JaxRuntimeError, a RuntimeError
+            message = f"jaxlib cannot read this StableHLO portable artifact: {_first_line(error)}"
+            raise InputError.unlocated(message, source=name) from None
+        return _print_generic(module.operation)
+
+
+def _deserialize_export(data: bytes, name: str | None) -> Any:
+    import jax
+
+    try:
+        return jax.export.deserialize(bytearray(data))
+    except ImportError as error:  # jax imports flatbuffers only to read artifacts
+        message = f"reading a serialized jax.export artifact takes {error}"
+        raise InputError.unlocated(message, source=name) from None
+    except Exception as error:  # flatbuffers raises struct.error, IndexError, ...
+        message = (
+            "this is no jax.export artifact that jax can read "
+            f"({type(error).__name__}: {_first_line(error)}); write one with "
+            "jax.export.export(jax.jit(f), platforms=['tpu'])(*args).serialize()"
+        )
+        raise InputError.unlocated(message, source=name) from None
+
+
+def exported_to_generic(exported: Any, name: str | None) -> bytes:
+    """The module of a ``jax.export.Exported`` in the generic form."""
+    return _portable_to_generic(bytes(exported.mlir_module_serialized), name)
+
+
+def lowered_to_generic(lowered: Any) -> bytes:
+    """The StableHLO of a ``jax.stages.Lowered`` (or ``Traced``, lowered here for TPU; see
+    :func:`hostoffload.check_jax`) in the generic form."""
+    if not hasattr(lowered, "compiler_ir"):
+        lowered = lowered.lower(lowering_platforms=("tpu",))
+    return _print_generic(lowered.compiler_ir("stablehlo").operation)
+
+
+def _hlo_to_generic(data: bytes, name: str | None, file_name: str) -> bytes:
+    from jax._src.lib import _jax
+    from jax._src.lib.mlir import ir as jax_ir
+    from jaxlib import _hlo as xla_hlo
+
+    text = _decode_hlo(data, name)
+    try:
+        hlo_module = xla_hlo.hlo_module_from_text(_hlo.prepare(text, file_name))
+    except Exception as error:  # JaxRuntimeError
+        raise _hlo_parse_error(error, text, name, file_name) from None
+    program_shape = xla_hlo.XlaComputation(
+        hlo_module.as_serialized_hlo_module_proto()
+    ).program_shape()
+    try:
+        bytecode = _jax.mlir.hlo_to_stablehlo(hlo_module.as_serialized_hlo_module_proto())
+    except Exception as error:
+        message = f"XLA cannot convert this HLO module to StableHLO: {_first_line(error)}"
+        raise InputError.unlocated(message, source=name) from None
+    with _jax_context():
+        module = jax_ir.Module.parse(bytecode)
+        _add_memory_spaces(module, *_hlo.memory_spaces(program_shape))
+        return _print_generic(module.operation)
+
+
+def _decode_hlo(data: bytes, name: str | None) -> str:
+    try:
+        return data.decode()
+    except UnicodeDecodeError as error:
+        line = data.count(b"\n", 0, error.start) + 1
+        column = error.start - data.rfind(b"\n", 0, error.start)
+        file = name or "-"
+        message = f"HLO text must be UTF-8: byte {data[error.start]:#04x} is not"
+        location = Location(file, line, column, f'loc("{file}":{line}:{column})')
+        raise InputError(Diagnostic(message, location), source=name) from None
+
+
+def _hlo_parse_error(error: Exception, text: str, name: str | None, file_name: str) -> InputError:
+    message = str(error)
+    found = _HLO_PARSE_ERROR.search(message)
+    if found is None:
+        return InputError.unlocated(f"XLA cannot parse this HLO text: {message}", source=name)
+    line, column = int(found[1]), int(found[2])
+    # The lines are those of the text given: preparing it changes lines, never adds any.
+    location = Location(file_name, line, column, f'loc("{file_name}":{line}:{column})')
+    return InputError(Diagnostic(f"HLO: {found[3]}", location), source=name)
+
+
+def _add_memory_spaces(module: Any, arguments: list[str], results: list[str]) -> None:
+    """Declares the entry memory spaces the importer drops as the module's frontend
+    attributes ``arg_memory_spaces`` and ``out_memory_spaces``, as PJRT passes them, unless
+    the module has them already; only where there is one space per argument or result."""
+    from jax._src.lib.mlir import ir as jax_ir
+
+    entry = _entry_function(module)
+    if entry is None:
+        return
+    function_type = jax_ir.FunctionType(jax_ir.TypeAttr(entry.attributes["function_type"]).value)
+    wanted = {
+        "arg_memory_spaces": (arguments, len(function_type.inputs)),
+        "out_memory_spaces": (results, len(function_type.results)),
+    }
+    attributes = module.operation.attributes
+    existing = (
+        jax_ir.DictAttr(attributes[_FRONTEND_ATTRS]) if _FRONTEND_ATTRS in attributes else None
+    )
+    entries = {} if existing is None else {item.name: item.attr for item in existing}
+    for key, (spaces, count) in wanted.items():
+        if key not in entries and len(spaces) == count:
+            entries[key] = jax_ir.StringAttr.get(";".join(spaces))
+    attributes[_FRONTEND_ATTRS] = jax_ir.DictAttr.get(entries)
+
+
+def _entry_function(module: Any) -> Any:
+    functions = [op for op in module.body.operations if op.operation.name == "func.func"]
+    for function in functions:
+        if jax_string(function.attributes["sym_name"]) == "main":
+            return function
+    return functions[0] if len(functions) == 1 else None
+
+
+def jax_string(attribute: Any) -> str:
+    from jax._src.lib.mlir import ir as jax_ir
+
+    return jax_ir.StringAttr(attribute).value
+
+
+def _first_line(error: BaseException) -> str:
+    text = str(error).strip()
+    return text.splitlines()[0] if text else type(error).__name__
+
+
+# --- in a child process -------------------------------------------------------------------
+
+
+def convert_in_child(data: bytes, form: Form, name: str | None, path: str | None) -> bytes:
+    """:func:`to_generic` in a child process, so that jaxlib terminating on an input it
+    cannot handle ends the child, and the caller gets an :class:`InputError` instead."""
+    command = [sys.executable, "-m", "hostoffload._convert", form.name, name or "", path or ""]
+    result = subprocess.run(command, input=data, capture_output=True, check=False)
+    if result.returncode == 0:
+        return result.stdout
+    if result.returncode == _EXIT_INPUT_ERROR:
+        report = json.loads(result.stdout)
+        cls = MissingJax if report.get("missing_jax") else InputError
+        diagnostics = [Diagnostic.from_json(d) for d in report["errors"]]
+        raise cls(*diagnostics, source=name)
+    raise InputError.unlocated(_crash_message(form, result), source=name)
+
+
+def _crash_message(form: Form, result: subprocess.CompletedProcess[bytes]) -> str:
+    if result.returncode < 0:
+        try:
+            how = f"was killed by {signal.Signals(-result.returncode).name}"
+        except ValueError:
+            how = f"was killed by signal {-result.returncode}"
+    else:
+        how = f"exited with status {result.returncode}"
+    said = result.stderr.decode("utf-8", "replace").strip().splitlines()
+    last = f" after printing {said[-1][:300]!r}" if said else ""
+    return (
+        f"jaxlib failed on this input ({form.value}): converting it {how}{last}; the input "
+        "is likely damaged (truncated, or edited by hand)"
+    )
+
+
+def _child_main(argv: list[str]) -> int:
+    form_name, name, path = argv
+    data = sys.stdin.buffer.read()
+    try:
+        generic = to_generic(data, Form[form_name], name or None, path or None)
+    except InputError as error:
+        report = error.to_json()
+        report["missing_jax"] = isinstance(error, MissingJax)
+        sys.stdout.write(json.dumps(report))
+        return _EXIT_INPUT_ERROR
+    sys.stdout.buffer.write(generic)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(_child_main(sys.argv[1:]))

@@ -1,0 +1,131 @@
+"""HLO text as the importer of jaxlib must see it, and what the import leaves out.
+
+Three things of an HLO module do not survive XLA's HLO-to-StableHLO importer as the check
+needs them, and are handled here on the text, before jaxlib parses it:
+
+- **Instruction names.** The importer names an op after its instruction (``tuple.64``) only
+  when the instruction has no ``op_name`` metadata, and JAX gives nearly every instruction
+  one. XLA's E1200 names instructions, so every instruction's ``op_name`` is set to its name:
+  each op's location becomes ``loc("<name>"(<where>))``.
+- **Where an instruction is.** The importer takes the Python frame of the metadata; an
+  instruction without one gets the line of the HLO file it is on (``source_file`` and
+  ``source_line``), so that every diagnostic points into a file the user has.
+- **Elided literals.** XLA prints large constants as ``constant({...})``, and its parser
+  makes a literal of zeros of the full shape from that: gigabytes for a large weight. Such a
+  constant (data that no annotation moves) becomes an operand-less custom call of the same
+  shape, :data:`ELIDED_CONSTANT_TARGET`.
+
+The entry memory spaces (``S(5)`` in ``entry_computation_layout``) are read from jaxlib's
+program shape instead, see :func:`memory_spaces`.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Iterator
+from typing import Any
+
+ELIDED_CONSTANT_TARGET = "hostoffload.elided_constant"
+
+# `  [ROOT ]%name = ...`: an instruction; computation headers and braces have no `=` there.
+_INSTRUCTION = re.compile(r"\s*(?:ROOT\s+)?%?([A-Za-z_][\w.\-]*)\s*=\s")
+# A constant whose literal is elided, also inside a tuple: `constant({...})`,
+# `constant(({...}, {...}))`.
+_ELIDED_CONSTANT = re.compile(r"\bconstant\((?:\{\.\.\.\}|\((?:\{\.\.\.\}|[^()])*\.\.\.[^()]*\))\)")
+_PARAMETER = re.compile(r"[^=]*?\sparameter\(")
+_METADATA = "metadata={"
+_OP_NAME = re.compile(r'\s*op_name="(?:[^"\\]|\\.)*"')
+_MEMORY_SPACE = re.compile(r"S\((\d+)\)")
+
+
+def prepare(text: str, file_name: str) -> str:
+    """``text`` with every instruction named after itself, located, and elided literals
+    replaced (see the module's documentation); lines that are no instruction stay as they are,
+    and no line is added or removed."""
+    return "\n".join(_prepare_lines(text.split("\n"), _hlo_string(file_name)))
+
+
+def _prepare_lines(lines: Iterable[str], quoted_file: str) -> Iterator[str]:
+    for number, line in enumerate(lines, start=1):
+        instruction = _INSTRUCTION.match(line)
+        if instruction is None:
+            yield line
+            continue
+        if _PARAMETER.match(line, instruction.end()):
+            # An entry parameter's location names the function argument: JAX's op_name is
+            # the user's name for it, and the analysis looks for its first use elsewhere.
+            yield line if _metadata_start(line) else _with_metadata(line, instruction[1], "", 0)
+            continue
+        line = _ELIDED_CONSTANT.sub(
+            f'custom-call(), custom_call_target="{ELIDED_CONSTANT_TARGET}"', line
+        )
+        yield _with_metadata(line, instruction[1], quoted_file, number)
+
+
+def _with_metadata(line: str, name: str, quoted_file: str, number: int) -> str:
+    """``line`` with the op_name ``name``, and located at line ``number`` of the file unless
+    its metadata has a Python frame or file (or ``quoted_file`` is empty)."""
+    quoted_name = _hlo_string(name)
+    where = f" source_file={quoted_file} source_line={number}" if quoted_file else ""
+    start = _metadata_start(line)
+    if start is None:
+        body = line.rstrip("\r")
+        return f"{body}, metadata={{op_name={quoted_name}{where}}}{line[len(body) :]}"
+    end = _closing_brace(line, start)
+    if end is None:
+        return line
+    fields = _OP_NAME.sub("", line[start:end])
+    if "stack_frame_id=" in fields or "source_file=" in fields:
+        where = ""
+    return f"{line[:start]}op_name={quoted_name}{where} {fields.strip()}{line[end:]}"
+
+
+def _metadata_start(line: str) -> int | None:
+    """Where the fields of the line's ``metadata={...}`` start, outside string literals."""
+    position = 0
+    while True:
+        found = line.find(_METADATA, position)
+        if found < 0:
+            return None
+        if line.count('"', 0, found) - line.count('\\"', 0, found) & 1 == 0:
+            return found + len(_METADATA)
+        position = found + 1
+
+
+def _closing_brace(line: str, start: int) -> int | None:
+    in_string = False
+    escaped = False
+    for index in range(start, len(line)):
+        char = line[index]
+        if escaped:
+            escaped = False
+        elif char == "\\":
+            escaped = True
+        elif char == '"':
+            in_string = not in_string
+        elif char == "}" and not in_string:
+            return index
+    return None
+
+
+def _hlo_string(text: str) -> str:
+    escaped = text.replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n")
+    return f'"{escaped}"'
+
+
+def memory_spaces(program_shape: Any) -> tuple[list[str], list[str]]:
+    """The memory space of every leaf of the entry parameters and of the entry result, in
+    the order the importer flattens them into the function's arguments and results, from a
+    jaxlib ``ProgramShape`` (``S(5)`` in a layout is 5; no ``S(...)`` is 0, device memory)."""
+    arguments = [space for shape in program_shape.parameter_shapes() for space in _leaves(shape)]
+    return arguments, list(_leaves(program_shape.result_shape()))
+
+
+def _leaves(shape: Any) -> Iterator[str]:
+    if shape.is_tuple():
+        for element in shape.tuple_shapes():
+            yield from _leaves(element)
+        return
+    layout = shape.layout() if shape.is_array() else None
+    found = _MEMORY_SPACE.search(layout.to_string()) if layout is not None else None
+    yield found[1] if found else "0"
