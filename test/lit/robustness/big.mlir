@@ -1,12 +1,12 @@
-// RUN: %hostile nested 300 > %t.nested
+// RUN: %generate deep_ifs 300 > %t.nested
 // RUN: not offload-opt %t.nested --host-offload-check 2>&1 | FileCheck %s --check-prefix=NESTED
 // RUN: offload-opt %t.nested --host-offload-fix=strategy=host | offload-opt --host-offload-check
 // RUN: offload-opt %t.nested --host-offload-fix=strategy=device | offload-opt --host-offload-check
-// RUN: %hostile uses 200000 > %t.uses
+// RUN: %generate many_uses 200000 > %t.uses
 // RUN: not offload-opt %t.uses --host-offload-check 2>&1 | FileCheck %s --check-prefix=USES
 // RUN: offload-opt %t.uses --host-offload-fix=strategy=device | offload-opt --host-offload-check 2>&1 | FileCheck %s --check-prefix=USES-FIXED
 
-// Large inputs, generated at test time by tools/fuzz/hostile.py: 300 nested
+// Large inputs, generated at test time by tools/generate.py: 300 nested
 // regions, and a value with 200,000 uses. Both get their one E1200, a path
 // note of bounded length, and a fix that re-checks clean. (A module of over a
 // million ops is in test/python/test_robustness.py, under HOSTOFFLOAD_SLOW=1.)
