@@ -1,9 +1,9 @@
 // RUN: offload-opt %s --split-input-file --host-offload-check -verify-diagnostics
 
-// The scenarios of XLA's host_offloader_test.cc listed in section 7 of
-// host-offload-semantics.md, re-expressed as the generic-form StableHLO JAX
+// The scenarios of XLA's host_offloader_test.cc listed in section 9 of
+// docs/semantics.md, re-expressed as the generic-form StableHLO JAX
 // emits (annotate_device_placement custom calls, mhlo.memory_kind on the
-// entry signature). The verdict above each split is XLA's (section 7).
+// entry signature). The verdict above each split is XLA's (section 9).
 
 // XLA: OutputStreaming: OK
 // A product is moved to host and returned as output 0, declared pinned_host.
