@@ -1,7 +1,7 @@
 // RUN: offload-opt %s --split-input-file --host-offload-check -verify-diagnostics
 
 // Scenarios of section 9 of docs/semantics.md in modules converted
-// from HLO (section 6): the moves are custom calls @MoveToHost / @MoveToDevice
+// from HLO (section 2): the moves are custom calls @MoveToHost / @MoveToDevice
 // and the memory kinds are given only as memory-space codes in the module's
 // mhlo.frontend_attributes (5 = pinned_host, 6 = unpinned_host, 0 = device).
 
