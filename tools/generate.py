@@ -21,6 +21,7 @@ Run from the repository root::
 from __future__ import annotations
 
 import argparse
+import itertools
 import sys
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -206,54 +207,63 @@ SHAPES: dict[str, Generator] = {
 # --- Hostile inputs: one E1200 (one per output for memory_space_outputs) ------------------
 
 HOSTILE_TENSOR = "tensor<4xf32>"
-HOSTILE_HEAD = (
-    '"func.func"() <{arg_attrs = [{mhlo.memory_kind = "pinned_host"}], '
-    f"function_type = ({HOSTILE_TENSOR}) -> {HOSTILE_TENSOR}, "
-    'res_attrs = [{mhlo.memory_kind = "device"}], sym_name = "main"}> ({\n'
-    f"^bb0(%arg0: {HOSTILE_TENSOR}):\n"
-)
 HOSTILE_TAIL = "}) : () -> ()\n"
+
+
+def hostile_main(body: Iterator[str], returned: str) -> Iterator[str]:
+    """``@main`` with one argument declared pinned_host, ``body``, and ``returned`` returned
+    from its one result, declared in device memory."""
+    t = HOSTILE_TENSOR
+    yield (
+        '"func.func"() <{arg_attrs = [{mhlo.memory_kind = "pinned_host"}], '
+        f"function_type = ({t}) -> {t}, "
+        'res_attrs = [{mhlo.memory_kind = "device"}], sym_name = "main"}> ({\n'
+        f"^bb0(%arg0: {t}):\n"
+    )
+    yield from body
+    yield f'  "func.return"({returned}) : ({t}) -> ()\n'
+    yield HOSTILE_TAIL
 
 
 def deep_ifs(depth: int) -> Iterator[str]:
     """``depth`` stablehlo.if ops, each inside the true branch of the one before; the
     innermost yields the host argument, which every level yields on up to the return (the
     false branches yield a device constant)."""
-    t = HOSTILE_TENSOR
-    yield HOSTILE_HEAD
-    yield '  %p = "stablehlo.constant"() <{value = dense<true> : tensor<i1>}> : () -> tensor<i1>\n'
-    yield f'  %d = "stablehlo.constant"() <{{value = dense<0.0> : {t}}}> : () -> {t}\n'
-    for level in range(depth):
-        yield f'  %r{level} = "stablehlo.if"(%p) ({{\n'
-    yield f'  "stablehlo.return"(%arg0) : ({t}) -> ()\n'
-    for level in reversed(range(depth)):
-        yield f'  }}, {{\n  "stablehlo.return"(%d) : ({t}) -> ()\n'
-        yield f"  }}) : (tensor<i1>) -> {t}\n"
-        if level > 0:
-            yield f'  "stablehlo.return"(%r{level}) : ({t}) -> ()\n'
-    yield f'  "func.return"(%r0) : ({t}) -> ()\n'
-    yield HOSTILE_TAIL
+
+    def body(t: str) -> Iterator[str]:
+        yield (
+            '  %p = "stablehlo.constant"() <{value = dense<true> : tensor<i1>}> '
+            ": () -> tensor<i1>\n"
+        )
+        yield f'  %d = "stablehlo.constant"() <{{value = dense<0.0> : {t}}}> : () -> {t}\n'
+        for level in range(depth):
+            yield f'  %r{level} = "stablehlo.if"(%p) ({{\n'
+        yield f'  "stablehlo.return"(%arg0) : ({t}) -> ()\n'
+        for level in reversed(range(depth)):
+            yield f'  }}, {{\n  "stablehlo.return"(%d) : ({t}) -> ()\n'
+            yield f"  }}) : (tensor<i1>) -> {t}\n"
+            if level > 0:
+                yield f'  "stablehlo.return"(%r{level}) : ({t}) -> ()\n'
+
+    return hostile_main(body(HOSTILE_TENSOR), "%r0")
 
 
 def many_uses(count: int) -> Iterator[str]:
     """``count`` ops that each use the host argument; the last one is returned."""
     t = HOSTILE_TENSOR
-    yield HOSTILE_HEAD
-    for index in range(count):
-        yield f'  %{index} = "stablehlo.negate"(%arg0) : ({t}) -> {t}\n'
-    yield f'  "func.return"(%{count - 1}) : ({t}) -> ()\n'
-    yield HOSTILE_TAIL
+    body = (f'  %{index} = "stablehlo.negate"(%arg0) : ({t}) -> {t}\n' for index in range(count))
+    return hostile_main(body, f"%{count - 1}")
 
 
 def long_chain(count: int) -> Iterator[str]:
     """A chain of ``count`` ops, each computing on the one before and the host argument."""
     t = HOSTILE_TENSOR
-    yield HOSTILE_HEAD
-    yield f'  %0 = "stablehlo.negate"(%arg0) : ({t}) -> {t}\n'
-    for index in range(1, count):
-        yield f'  %{index} = "stablehlo.add"(%{index - 1}, %arg0) : ({t}, {t}) -> {t}\n'
-    yield f'  "func.return"(%{count - 1}) : ({t}) -> ()\n'
-    yield HOSTILE_TAIL
+    first = f'  %0 = "stablehlo.negate"(%arg0) : ({t}) -> {t}\n'
+    rest = (
+        f'  %{index} = "stablehlo.add"(%{index - 1}, %arg0) : ({t}, {t}) -> {t}\n'
+        for index in range(1, count)
+    )
+    return hostile_main(itertools.chain([first], rest), f"%{count - 1}")
 
 
 def memory_space_outputs(count: int) -> Iterator[str]:
