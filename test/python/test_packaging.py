@@ -1,0 +1,51 @@
+"""The installed distribution: its commands, its pytest plugin, its metadata, the wheel script.
+
+tools/build_wheel.sh builds, repairs (manylinux) and smoke-tests a wheel in a fresh venv; it
+takes minutes, so the suite checks its syntax only, and docs/python-api.md says how to run it.
+"""
+
+import subprocess
+from importlib.metadata import distribution, entry_points
+from pathlib import Path
+
+from hostoffload.codes import help_uri
+
+REPO_ROOT = Path(__file__).resolve().parents[2]
+
+
+def test_console_scripts() -> None:
+    scripts = {ep.name: ep.value for ep in entry_points(group="console_scripts")}
+    assert scripts["hostoffload"] == "hostoffload.cli:main"
+    assert scripts["offload-opt"] == "hostoffload._driver:main"
+
+
+def test_pytest_plugin_entry_point() -> None:
+    (plugin,) = [ep for ep in entry_points(group="pytest11") if ep.name == "hostoffload"]
+    assert plugin.value == "hostoffload.pytest_plugin"
+
+
+def test_project_urls_name_the_diagnostics_page() -> None:
+    urls = dict(
+        entry.split(", ", 1)
+        for entry in distribution("hostoffload").metadata.get_all("Project-URL")
+    )
+    assert {"Homepage", "Source", "Issues", "Documentation", "Diagnostics"} <= urls.keys()
+    assert urls["Diagnostics"].endswith("/docs/diagnostics.md")
+    assert help_uri() == urls["Diagnostics"]
+
+
+def test_classifiers() -> None:
+    metadata = distribution("hostoffload").metadata
+    classifiers = metadata.get_all("Classifier")
+    assert {"Framework :: Pytest", "Typing :: Typed", "Operating System :: POSIX :: Linux"} <= set(
+        classifiers
+    )
+    # The license is metadata of its own (License or, per PEP 639, License-Expression), and
+    # license classifiers are deprecated alongside it.
+    assert not [c for c in classifiers if c.startswith("License ::")]
+
+
+def test_build_wheel_script_parses() -> None:
+    script = REPO_ROOT / "tools" / "build_wheel.sh"
+    result = subprocess.run(["bash", "-n", script], capture_output=True, text=True)
+    assert (result.returncode, result.stderr) == (0, "")
