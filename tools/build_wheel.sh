@@ -25,11 +25,20 @@ for tool in auditwheel patchelf; do
   fi
 done
 
-# The committed sources only, so that files being edited never end up in a wheel. They keep
-# the commit's time, so that the build sees what changed.
-rm -rf "$source_dir"
+# The committed sources only, so that files being edited never end up in a wheel. Only the
+# files that differ from the last build's are replaced, so that the build sees what changed.
+mkdir "$work/src"
+git -C "$repo" archive --format=tar "$commit" | tar -x -C "$work/src"
 mkdir -p "$source_dir"
-git -C "$repo" archive --format=tar "$commit" | tar -x -C "$source_dir"
+(cd "$work/src" && find . -type f) | while IFS= read -r file; do
+  if ! cmp -s "$work/src/$file" "$source_dir/$file"; then
+    mkdir -p "$(dirname "$source_dir/$file")"
+    cp "$work/src/$file" "$source_dir/$file"
+  fi
+done
+(cd "$source_dir" && find . -type f) | while IFS= read -r file; do
+  [[ -e "$work/src/$file" ]] || rm "$source_dir/$file"
+done
 
 python -m pip wheel --no-build-isolation --no-deps -C build-dir="$build_dir" \
   "$source_dir" -w "$work/raw"
