@@ -159,7 +159,9 @@ def _hlo_to_generic(data: bytes, name: str | None, file_name: str) -> bytes:
         raise InputError.unlocated(message, source=name) from None
     with _jax_context():
         module = jax_ir.Module.parse(bytecode)
-        _add_memory_spaces(module, *_hlo.memory_spaces(program_shape))
+        spaces = _hlo.memory_spaces(program_shape)
+        if spaces is not None:
+            _add_memory_spaces(module, *spaces)
         return _print_generic(module.operation)
 
 

@@ -113,19 +113,24 @@ def _hlo_string(text: str) -> str:
     return f'"{escaped}"'
 
 
-def memory_spaces(program_shape: Any) -> tuple[list[str], list[str]]:
+def memory_spaces(program_shape: Any) -> tuple[list[str], list[str]] | None:
     """The memory space of every leaf of the entry parameters and of the entry result, in
     the order the importer flattens them into the function's arguments and results, from a
-    jaxlib ``ProgramShape`` (``S(5)`` in a layout is 5; no ``S(...)`` is 0, device memory)."""
+    jaxlib ``ProgramShape``: ``S(5)`` in a layout is 5, no ``S(...)`` is 0 (device memory).
+    None when no layout names a memory space: then the text does not say where the entry
+    values live (``lowered.as_text(dialect="hlo")`` leaves that to the compile options)."""
     arguments = [space for shape in program_shape.parameter_shapes() for space in _leaves(shape)]
-    return arguments, list(_leaves(program_shape.result_shape()))
+    results = list(_leaves(program_shape.result_shape()))
+    if all(space is None for space in (*arguments, *results)):
+        return None
+    return [space or "0" for space in arguments], [space or "0" for space in results]
 
 
-def _leaves(shape: Any) -> Iterator[str]:
+def _leaves(shape: Any) -> Iterator[str | None]:
     if shape.is_tuple():
         for element in shape.tuple_shapes():
             yield from _leaves(element)
         return
     layout = shape.layout() if shape.is_array() else None
     found = _MEMORY_SPACE.search(layout.to_string()) if layout is not None else None
-    yield found[1] if found else "0"
+    yield found[1] if found else None

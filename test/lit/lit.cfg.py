@@ -21,6 +21,10 @@ def _llvm_tools_dir() -> Path:
     return Path(list(spec.submodule_search_locations)[0]) / "bin"
 
 
+# Inputs other than the generic form are converted through jaxlib (the [jax] extra).
+if importlib.util.find_spec("jax") is not None:
+    config.available_features.add("jax")  # noqa: F821
+
 offload_opt = shutil.which("offload-opt")
 if offload_opt is None:
     raise RuntimeError(

@@ -10,8 +10,8 @@
 // Modules without an entry function, in addition to check/entry-*.mlir: the
 // check and both fixes fail with the same located error, and exit code 1.
 
-// An empty file, or one of blanks, is an empty module.
-// EMPTY: error: no entry function: the module has no 'func.func @main' and no public func.func; name the entry computation with entry=<name>
+// An empty file, or one of blanks, holds no module (offload-opt exits with 2).
+// EMPTY: error: the input is empty: there is no module to check
 // EMPTY-NOT: Stack dump
 
 // CHECK: entry.mlir:[[@LINE+2]]:1: error: no entry function: the module has no 'func.func @main' and no public func.func; name the entry computation with entry=<name>
