@@ -6,6 +6,7 @@ device memory is E1200 in the CPU lowering too.
 """
 
 import os
+import re
 import subprocess
 import sys
 import warnings
@@ -173,3 +174,20 @@ def test_unknown_environment_value_warns_and_does_not_watch() -> None:
     assert "HOSTOFFLOAD_WATCH='loud' is not one of 1, error, warn (or 0): not watching" in (
         result.stderr
     )
+
+
+JAX_DOC = Path(__file__).resolve().parents[2] / "docs" / "jax.md"
+JAX_DOC_EXAMPLES = re.findall(r"```python\n(.*?)```", JAX_DOC.read_text(), flags=re.DOTALL)
+
+
+@pytest.mark.parametrize("code", JAX_DOC_EXAMPLES, ids=lambda code: code.splitlines()[-1][:40])
+def test_the_examples_of_docs_jax_run(code: str) -> None:
+    result = subprocess.run(
+        [sys.executable, "-c", code],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        cwd=JAX_DOC.parents[1],
+        env={key: value for key, value in os.environ.items() if key != "HOSTOFFLOAD_WATCH"},
+    )
+    assert result.returncode == 0, result.stderr
