@@ -52,10 +52,11 @@ def test_example_findings_as_data(example_report: Report) -> None:
     first = example_report.errors[0]
     assert first.severity == "error"
     assert first.message.startswith("E1200: Tensor which is moved to host")
+    # Column 12 counted from 1: JAX's loc(...) says 11, counted from 0.
     assert (first.location.file, first.location.line, first.location.column) == (
         "examples/offloaded_state.py",
         19,
-        11,
+        12,
     )
     assert first.result_info == "result[0]"
     assert first.declared_memory_kind == "device"
