@@ -29,6 +29,10 @@ from hostoffload.diagnostic import Diagnostic, InputError, Location
 
 # The exit status of the child when it raised an InputError (written as JSON on stdout).
 _EXIT_INPUT_ERROR = 3
+# How long a conversion may take: ten times what a 100,000-op module of each form takes
+# (docs/input-forms.md); jaxlib loops forever on some damaged bytecode.
+_TIMEOUT_SECONDS = 60
+_TIMEOUT_SECONDS_PER_MB = 20
 
 # jaxlib's HLO parser: "... was parsing 27:64: error: expects attribute name".
 _HLO_PARSE_ERROR = re.compile(r"was parsing (\d+):(\d+): error: ([^\n]*)")
@@ -158,7 +162,13 @@ def _hlo_to_generic(data: bytes, name: str | None, file_name: str) -> bytes:
         message = f"XLA cannot convert this HLO module to StableHLO: {_first_line(error)}"
         raise InputError.unlocated(message, source=name) from None
     with _jax_context():
-        module = jax_ir.Module.parse(bytecode)
+        try:
+            module = jax_ir.Module.parse(bytecode)
+        except jax_ir.MLIRError as error:
+            # XLA's parser does not verify the module; StableHLO's verifier does.
+            first, *rest = mlir_diagnostics(error, name)
+            invalid = Diagnostic(f"invalid HLO: {first.message}", first.location, first.notes)
+            raise InputError(invalid, *rest, source=name) from None
         spaces = _hlo.memory_spaces(program_shape)
         if spaces is not None:
             _add_memory_spaces(module, *spaces)
@@ -239,7 +249,17 @@ def convert_in_child(data: bytes, form: Form, name: str | None, path: str | None
     """:func:`to_generic` in a child process, so that jaxlib terminating on an input it
     cannot handle ends the child, and the caller gets an :class:`InputError` instead."""
     command = [sys.executable, "-m", "hostoffload._convert", form.name, name or "", path or ""]
-    result = subprocess.run(command, input=data, capture_output=True, check=False)
+    timeout = _TIMEOUT_SECONDS + _TIMEOUT_SECONDS_PER_MB * len(data) / 2**20
+    try:
+        result = subprocess.run(
+            command, input=data, capture_output=True, check=False, timeout=timeout
+        )
+    except subprocess.TimeoutExpired:
+        message = (
+            f"jaxlib did not finish converting this input ({form.value}) in {timeout:.0f} s; "
+            "the input is likely damaged (jaxlib's bytecode reader loops on some)"
+        )
+        raise InputError.unlocated(message, source=name) from None
     if result.returncode == 0:
         return result.stdout
     if result.returncode == _EXIT_INPUT_ERROR:

@@ -181,7 +181,10 @@ def _from_bytes(data: bytes, context: ir.Context, name: str | None, path: str | 
     if form is Form.VHLO_TEXT:
         raise InputError.unlocated(VHLO_TEXT, source=name)
     if form.needs_jax and form is not Form.PRETTY:
-        return _parse_generic(_convert.to_generic(data, form, name, path), name, context)
+        # jaxlib terminates the process on some damaged inputs of these forms (XLA's CHECKs,
+        # messages that are not UTF-8; see docs/robustness.md): they convert in a child.
+        generic = _convert.convert_in_child(data, form, name, path)
+        return _parse_generic(generic, name, context)
     return _parse_text(data, form, context, name, path)
 
 
