@@ -19,7 +19,7 @@ from conftest import EXAMPLE, REPO_ROOT, crash_markers_in
 
 from hostoffload import InputError, Report, check, fix
 from hostoffload.mlir import ir, passmanager
-from tools.generate import generate, write_module
+from tools.generate import HOSTILE, generate, write_module
 
 SLOW = os.environ.get("HOSTOFFLOAD_SLOW") == "1"
 
@@ -623,6 +623,16 @@ def check_and_fix_large(text: str, expected_codes: tuple[str, ...]) -> Report:
     for strategy in ("host", "device"):
         assert "E1200" not in codes(check(fix(text, strategy)))  # type: ignore[arg-type]
     return report
+
+
+@pytest.mark.parametrize("name", sorted(HOSTILE))
+def test_every_hostile_module_has_its_e1200s(name: str) -> None:
+    """What tools/generate.py promises of its hostile modules, at a small size: one E1200 on
+    output 0, or one per output for memory_space_outputs."""
+    report = check(generate(name, 5))
+    outputs = list(range(5)) if name == "memory_space_outputs" else [0]
+    assert [f.output_index for f in report.errors] == outputs
+    assert {f.code for f in report.errors} == {"E1200"}
 
 
 def test_300_nested_regions() -> None:
