@@ -37,6 +37,11 @@ _TIMEOUT_SECONDS_PER_MB = 20
 # jaxlib's HLO parser: "... was parsing 27:64: error: expects attribute name".
 _HLO_PARSE_ERROR = re.compile(r"was parsing (\d+):(\d+): error: ([^\n]*)")
 
+# What a dying jaxlib prints that says why: XLA's CHECKs, C++ exceptions, MLIR errors; XLA's
+# log lines start with a prefix such as "F1201 10:18:48.113512 10850 hlo_computation.cc:188] ".
+_CRASH_REASON = re.compile(r"Check failed|what\(\)|error:")
+_GLOG_PREFIX = re.compile(r"^[FEWI]\d{4} [\d:.]+\s+\d+ [\w.]+:\d+\] ")
+
 _FRONTEND_ATTRS = "mhlo.frontend_attributes"
 _MEMORY_SPACE_KEYS = ("arg_memory_spaces", "out_memory_spaces")
 
@@ -279,7 +284,8 @@ def _crash_message(form: Form, result: subprocess.CompletedProcess[bytes]) -> st
     else:
         how = f"exited with status {result.returncode}"
     said = result.stderr.decode("utf-8", "replace").strip().splitlines()
-    last = f" after printing {said[-1][:300]!r}" if said else ""
+    telling = [line for line in said if _CRASH_REASON.search(line)] or said[-1:]
+    last = f" after printing {_GLOG_PREFIX.sub('', telling[0]).strip()[:300]!r}" if said else ""
     return (
         f"jaxlib failed on this input ({form.value}): converting it {how}{last}; the input "
         "is likely damaged (truncated, or edited by hand)"

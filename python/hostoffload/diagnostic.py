@@ -14,9 +14,10 @@ from typing import Any
 
 UNKNOWN_MLIR_LOCATION = "loc(unknown)"
 
-# MLIR's spelling of a file location; for locations MLIR made up while parsing text, the only
-# kind InputError needs to read, the file is "-".
-_FILE_LOCATION = re.compile(r'loc\("((?:[^"\\]|\\.)*)":(\d+):(\d+)')
+# MLIR's spelling of a file location, alone (`loc("-":3:5)`, for what MLIR made up while
+# parsing text) or inside a name, call site or fusion (`loc(fused["add.1", "f.txt":3:0])`, as
+# in modules converted from HLO), where the first is the innermost frame.
+_FILE_LOCATION = re.compile(r'"((?:[^"\\]|\\.)*)":(\d+):(\d+)')
 
 
 @dataclass(frozen=True)
@@ -40,7 +41,7 @@ class Location:
     @classmethod
     def from_mlir(cls, spelling: str, buffer_name: str | None) -> Location:
         """Reads a location MLIR printed; ``buffer_name`` replaces the file ``-`` of parsed text."""
-        match = _FILE_LOCATION.match(spelling)
+        match = _FILE_LOCATION.search(spelling)
         if match is None:
             return cls(None, None, None, spelling)
         file = match[1]
