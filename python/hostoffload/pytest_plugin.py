@@ -39,36 +39,44 @@ def pytest_addoption(parser: pytest.Parser) -> None:
 
 
 def pytest_configure(config: pytest.Config) -> None:
-    if config.getoption(OPTION):
-        checker = _Checker(
-            ignore=config.getoption("--hostoffload-ignore"),
-            strict=config.getoption("--hostoffload-strict"),
+    if not config.getoption(OPTION):
+        return
+    from hostoffload.codes import CODES
+
+    ignore = tuple(code.strip().upper() for code in config.getoption("--hostoffload-ignore"))
+    unknown = [code for code in ignore if code not in CODES]
+    if unknown:
+        raise pytest.UsageError(
+            f"--hostoffload-ignore: unknown code {unknown[0]!r}; the codes are "
+            f"{', '.join(CODES)} (docs/diagnostics.md)"
         )
-        config.pluginmanager.register(checker, PLUGIN_NAME)
+    checker = _checker(ignore=ignore, strict=config.getoption("--hostoffload-strict"))
+    config.pluginmanager.register(checker, PLUGIN_NAME)
 
 
-class _Checker:
-    """Watches each test's call (not its fixtures) and fails it on any program with errors."""
+def _checker(*, ignore: tuple[str, ...], strict: bool) -> object:
+    """The plugin object that watches each test's call (not its fixtures) and fails it on any
+    program with errors. Its class is made here, not when this module is imported: the
+    new-style hook wrapper needs pytest 8, which only ``--hostoffload`` should require."""
 
-    def __init__(self, *, ignore: list[str], strict: bool) -> None:
-        self.ignore = tuple(code.upper() for code in ignore)
-        self.strict = strict
+    class Checker:
+        @pytest.hookimpl(wrapper=True)
+        def pytest_runtest_call(self, item: pytest.Item) -> Generator[None, Any, Any]:
+            from hostoffload.compile_hook import watch
 
-    @pytest.hookimpl(wrapper=True)
-    def pytest_runtest_call(self, item: pytest.Item) -> Generator[None, Any, Any]:
-        from hostoffload.compile_hook import watch
+            with watch("record", strict=strict, ignore=ignore) as watcher:
+                try:
+                    result = yield
+                except BaseException as error:
+                    # The test failed by itself; the report still says what else was wrong.
+                    if watcher.mismatches and hasattr(error, "add_note"):
+                        error.add_note(_message(watcher.mismatches))
+                    raise
+            if watcher.mismatches:
+                pytest.fail(_message(watcher.mismatches), pytrace=False)
+            return result
 
-        with watch("record", strict=self.strict, ignore=self.ignore) as watcher:
-            try:
-                result = yield
-            except BaseException as error:
-                # The test failed by itself; the report still says what else was wrong.
-                if watcher.mismatches and hasattr(error, "add_note"):
-                    error.add_note(_message(watcher.mismatches))
-                raise
-        if watcher.mismatches:
-            pytest.fail(_message(watcher.mismatches), pytrace=False)
-        return result
+    return Checker()
 
 
 def _message(mismatches: list[Any]) -> str:

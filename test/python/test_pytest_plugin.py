@@ -89,3 +89,11 @@ def test_nothing_heavy_imported(pytestconfig):
     )
     result = pytester.runpytest_subprocess("-p", "no:cacheprovider")
     result.assert_outcomes(passed=1)
+
+
+def test_an_unknown_ignored_code_is_a_usage_error(tests: pytest.Pytester) -> None:
+    result = tests.runpytest_subprocess("--hostoffload", "--hostoffload-ignore", "W9999")
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines(
+        ["*--hostoffload-ignore: unknown code 'W9999'; the codes are E1200*"]
+    )
