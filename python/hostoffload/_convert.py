@@ -103,6 +103,9 @@ def _mlir_to_generic(data: bytes, name: str | None, path: str | None) -> bytes:
             raise JaxParseError(*mlir_diagnostics(error, name), source=name) from None
         except OSError:  # the file went away between sniffing and parsing it
             module = jax_ir.Module.parse(data)
+        except ValueError as error:  # damaged bytecode: "SmallVector unable to grow"
+            message = f"jaxlib cannot read this MLIR bytecode: {_first_line(error)}"
+            raise InputError.unlocated(message, source=name) from None
         return _print_generic(module.operation)
 
 
@@ -301,6 +304,13 @@ def _child_main(argv: list[str]) -> int:
         report = error.to_json()
         report["missing_jax"] = isinstance(error, MissingJax)
         sys.stdout.write(json.dumps(report))
+        return _EXIT_INPUT_ERROR
+    except Exception as error:  # MemoryError on huge sizes, and what jaxlib raises unasked
+        message = (
+            f"jaxlib failed on this input ({Form[form_name].value}): "
+            f"{type(error).__name__}: {_first_line(error)}"
+        )
+        sys.stdout.write(json.dumps(InputError.unlocated(message, source=name or None).to_json()))
         return _EXIT_INPUT_ERROR
     sys.stdout.buffer.write(generic)
     return 0

@@ -216,7 +216,18 @@ def _parse_text(
         )
     # Text that parsed and failed the verifier is not for jaxlib either; nor is text that is
     # not UTF-8 (on such messages jaxlib's bindings terminate the process).
-    if json.loads(errors)["parsed"] or not _is_utf8(data):
+    if json.loads(errors)["parsed"]:
+        raise InputError(*ours, source=name)
+    undecodable = _undecodable_at(data)
+    if undecodable is not None:
+        if form is Form.PRETTY:
+            note = Note(
+                f"the input is {form.value}, which jaxlib reads, but byte {undecodable} of it "
+                "is not UTF-8, and jaxlib is given only valid text",
+                Location.unknown(),
+            )
+            first, *rest = ours
+            ours = (Diagnostic(first.message, first.location, (*first.notes, note)), *rest)
         raise InputError(*ours, source=name)
     try:
         generic = _convert.to_generic(data, Form.PRETTY, name, path)
@@ -233,9 +244,10 @@ def _parse_text(
     return _parse_generic(generic, name, context)
 
 
-def _is_utf8(data: bytes) -> bool:
+def _undecodable_at(data: bytes) -> int | None:
+    """The offset of the first byte of ``data`` that is not UTF-8, or None."""
     try:
         data.decode()
-    except UnicodeDecodeError:
-        return False
-    return True
+    except UnicodeDecodeError as error:
+        return error.start
+    return None

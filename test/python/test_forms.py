@@ -257,6 +257,16 @@ def test_text_of_no_known_form_says_what_it_looks_like() -> None:
     assert "HLO text" in note.message and "jax.export" in note.message
 
 
+def test_pretty_text_that_is_not_utf8_says_so() -> None:
+    data = (INPUTS / "step.pretty.mlir").read_bytes().replace(b"stablehlo.add", b"stablehlo.a\xffd")
+    with pytest.raises(InputError) as caught:
+        check(data)
+    note = caught.value.diagnostics[0].notes[-1]
+    assert note.message.startswith("the input is pretty-printed StableHLO")
+    offset = data.index(b"\xff")
+    assert f"byte {offset} of it is not UTF-8" in note.message
+
+
 def test_truncated_hlo_is_located() -> None:
     text = (INPUTS / "step.before_optimizations.txt").read_text()
     cut = text[: text.index("metadata=", text.index("multiply(")) + 4]

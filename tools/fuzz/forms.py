@@ -39,6 +39,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, BinaryIO
 
+from tools.fuzz import fuzz
 from tools.fuzz.fuzz import DONE, INPUT, REPO_ROOT, RESULT, Stats, _log, _messages, _record, _send
 
 # Sent before and after the conversion through jaxlib, so that the parent knows whether a
@@ -93,6 +94,7 @@ _DAMAGE = (b"\xff", b"\xc3", b"\x00", b"{", b"}", b"(", b")", b'"', b"{...}", b"
 class FormStats(Stats):
     api_runs: int = 0
     jaxlib_crashes: int = 0
+    jaxlib_hangs: int = 0
 
 
 def load_seeds() -> list[bytes]:
@@ -232,7 +234,9 @@ def _run_driver(driver: str, data: bytes) -> list[tuple[str, str]]:
     return [("driver-crash", f"offload-opt exited with {result.returncode}\n{stderr}")]
 
 
-def worker(seed: int, count: int, api_every: int, driver_every: int, memory_gb: float) -> None:
+def worker(
+    seed: int, first: int, count: int, api_every: int, driver_every: int, memory_gb: float
+) -> None:
     limit = int(memory_gb * 2**30)
     resource.setrlimit(resource.RLIMIT_DATA, (limit, limit))
     # The protocol owns the original stdout; anything native code prints goes to stderr.
@@ -242,7 +246,7 @@ def worker(seed: int, count: int, api_every: int, driver_every: int, memory_gb: 
     _reuse_one_jaxlib_context()
     seeds = load_seeds()
     rng = random.Random(seed)
-    for index in range(count):
+    for index in range(first, first + count):
         data = mutate(rng, seeds)
         api = api_every > 0 and index % api_every == api_every - 1
         use_driver = driver if driver_every and index % driver_every == driver_every - 1 else None
@@ -278,7 +282,7 @@ def _run_worker(
     stderr_path = out / "worker.stderr"
     command = [sys.executable, "-m", "tools.fuzz.forms", "--worker", "--seed", str(seed)]
     command += ["--count", str(count), "--driver-every", str(args.driver_every)]
-    command += ["--api-every", str(args.api_every)]
+    command += ["--api-every", str(args.api_every), "--first", str(stats.executions)]
     command += ["--memory-gb", str(args.memory_gb)]
     with stderr_path.open("wb") as stderr:
         process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=stderr, cwd=REPO_ROOT)
@@ -290,7 +294,9 @@ def _run_worker(
         if message is None:
             process.kill()
             process.wait()
-            _record(out, stats, "hang", "no answer in 30 s", current or b"")
+            kind = "jaxlib-hang" if converting else "hang"
+            stats.jaxlib_hangs += converting
+            _record(out, stats, kind, f"no answer in {args.hang_seconds} s", current or b"")
             return
         tag, payload = message
         if tag == INPUT:
@@ -325,6 +331,9 @@ def _run_worker(
 def parent(args: argparse.Namespace) -> int:
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
+    # A small conversion takes milliseconds: a worker silent for seconds is stuck in jaxlib,
+    # and waiting fuzz.py's 30 s for each would take a third of the run.
+    fuzz.HANG_SECONDS = args.hang_seconds
     stats = FormStats()
     start = time.monotonic()
     seeds = random.Random(args.seed)
@@ -337,18 +346,19 @@ def parent(args: argparse.Namespace) -> int:
             next_report = time.monotonic() + args.report_every
             _write_stats(out, stats, time.monotonic() - start)
     _write_stats(out, stats, time.monotonic() - start)
-    return 1 if set(stats.problems) - {"jaxlib-crash"} else 0
+    return 1 if any(not kind.startswith("jaxlib") for kind in stats.problems) else 0
 
 
 def _write_stats(out: Path, stats: FormStats, elapsed: float) -> None:
     rate = stats.executions / elapsed if elapsed else 0.0
-    problems = {k: v for k, v in stats.problems.items() if k != "jaxlib-crash"}
+    problems = {k: v for k, v in stats.problems.items() if not k.startswith("jaxlib")}
     data = {
         "executions": stats.executions,
         "reports": stats.reports,
         "api_runs": stats.api_runs,
         "driver_runs": stats.driver_runs,
         "jaxlib_crashes_isolated_by_the_child": stats.jaxlib_crashes,
+        "jaxlib_hangs_isolated_by_the_child": stats.jaxlib_hangs,
         "workers": stats.workers,
         "seconds": round(elapsed, 1),
         "executions_per_second": round(rate, 1),
@@ -360,8 +370,9 @@ def _write_stats(out: Path, stats: FormStats, elapsed: float) -> None:
     _log(
         out,
         f"{stats.executions} executions ({stats.reports} reports, {stats.api_runs} API and "
-        f"{stats.driver_runs} driver runs, {stats.jaxlib_crashes} jaxlib crashes) in "
-        f"{elapsed:.0f} s, {rate:.0f}/s; problems: {problems or 'none'}",
+        f"{stats.driver_runs} driver runs, {stats.jaxlib_crashes} jaxlib crashes and "
+        f"{stats.jaxlib_hangs} hangs) in {elapsed:.0f} s, {rate:.0f}/s; "
+        f"problems: {problems or 'none'}",
     )
 
 
@@ -378,9 +389,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--report-every", type=float, default=30.0, help="seconds between logs")
     parser.add_argument("--worker", action="store_true", help=argparse.SUPPRESS)
     parser.add_argument("--count", type=int, default=0, help=argparse.SUPPRESS)
+    parser.add_argument("--first", type=int, default=0, help=argparse.SUPPRESS)
+    parser.add_argument(
+        "--hang-seconds", type=float, default=10.0, help="a worker silent this long hangs"
+    )
     args = parser.parse_args(argv)
     if args.worker:
-        worker(args.seed, args.count, args.api_every, args.driver_every, args.memory_gb)
+        worker(args.seed, args.first, args.count, args.api_every, args.driver_every, args.memory_gb)
         return 0
     return parent(args)
 
