@@ -18,13 +18,16 @@ from __future__ import annotations
 
 import dataclasses
 import functools
+import importlib.abc
+import importlib.machinery
+import importlib.util
 import os
 import sys
 import threading
 import warnings
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from types import TracebackType
+from types import ModuleType, TracebackType
 from typing import Any, Literal, TypeVar
 
 from hostoffload.diagnostic import InputError
@@ -190,7 +193,38 @@ def start_from_environment() -> watch | None:
             stacklevel=2,
         )
         return None
-    return watch(action).__enter__()
+    started = watch(action)
+    with _lock:
+        _active.append(started)
+    if HOOKED_MODULE in sys.modules:
+        install()
+    else:
+        # Importing JAX here would slow down every program that imports hostoffload without
+        # compiling anything (offload-opt among them): the hook goes in when JAX is imported.
+        sys.meta_path.insert(0, _InstallWhenImported())
+    return started
+
+
+class _InstallWhenImported(importlib.abc.MetaPathFinder):
+    """Calls :func:`install` right after JAX's compiler module has been imported."""
+
+    def find_spec(
+        self, name: str, path: Sequence[str] | None, target: ModuleType | None = None
+    ) -> importlib.machinery.ModuleSpec | None:
+        if name != HOOKED_MODULE:
+            return None
+        sys.meta_path.remove(self)
+        spec = importlib.util.find_spec(name)
+        if spec is None or spec.loader is None:
+            return spec
+        load = spec.loader.exec_module
+
+        def exec_module(module: ModuleType) -> None:
+            load(module)
+            install()
+
+        spec.loader.exec_module = exec_module  # type: ignore[method-assign]
+        return spec
 
 
 def output_paths(module: Any) -> tuple[str, ...] | None:

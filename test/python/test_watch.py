@@ -162,6 +162,20 @@ def test_environment_variable_watches_the_whole_script(value: str, expected: str
     assert ("MismatchWarning" in result.stderr) == (value == "warn")
 
 
+def test_environment_variable_before_jax_is_imported() -> None:
+    # hostoffload first: the hook goes in when JAX is imported, not before.
+    script = "import sys\nimport hostoffload\nassert 'jax' not in sys.modules\n" + SCRIPT
+    result = subprocess.run(
+        [sys.executable, "-c", script],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env={**os.environ, "HOSTOFFLOAD_WATCH": "error"},
+    )
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.strip() == "stopped: ['E1200']"
+
+
 def test_unknown_environment_value_warns_and_does_not_watch() -> None:
     result = subprocess.run(
         [sys.executable, "-c", SCRIPT],
