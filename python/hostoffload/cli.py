@@ -19,7 +19,7 @@ import traceback
 from collections.abc import Sequence
 from pathlib import Path
 
-from hostoffload import __version__, api, github, sarif
+from hostoffload import __version__, _forms, api, github, sarif
 from hostoffload.codes import CODES
 from hostoffload.diagnostic import InputError
 from hostoffload.report import Report
@@ -65,7 +65,12 @@ def _parser() -> argparse.ArgumentParser:
         help="report E1200 and the host-offload warnings",
         description="Exit status: 0 clean, 1 errors found, 2 bad input or usage.",
     )
-    check.add_argument("files", nargs="+", metavar="FILE", help="a module; - reads stdin")
+    check.add_argument(
+        "files",
+        nargs="+",
+        metavar="FILE",
+        help="a module; - reads stdin; a directory: the dump files of JAX and XLA in it",
+    )
     output = check.add_mutually_exclusive_group()
     output.add_argument(
         "--format",
@@ -169,7 +174,7 @@ def _check(args: argparse.Namespace) -> int:
     colour = args.format == "text" and _colour_wanted()
     reports: list[Report] = []
     failures: list[InputError] = []
-    for file in args.files:
+    for file in _expand_directories(args.files):
         try:
             report = api.check_named(*_read(file), entry=args.entry, strict=args.strict)
         except InputError as error:
@@ -199,6 +204,20 @@ def _check(args: argparse.Namespace) -> int:
     if failures:
         return EXIT_BAD_INPUT
     return EXIT_ERRORS if any(not report.ok for report in reports) else EXIT_CLEAN
+
+
+def _expand_directories(files: Sequence[str]) -> list[str]:
+    """``files`` with each directory replaced by the dump files in it (docs/input-forms.md);
+    a directory without any stays, and gets the error that it is a directory."""
+    expanded: list[str] = []
+    for file in files:
+        path = Path(file)
+        found = _forms.find_dump_files(path) if file != STDIN and path.is_dir() else []
+        if found:
+            expanded.extend(str(dump) for dump in found)
+        else:
+            expanded.append(file)
+    return expanded
 
 
 def _print_lines(lines: Sequence[str]) -> None:

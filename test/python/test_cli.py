@@ -353,3 +353,26 @@ def test_json_locations_count_columns_from_1() -> None:
     (line,) = run("check", "--json", EXAMPLE).stdout.splitlines()
     location = json.loads(line)["findings"][0]["location"]
     assert (location["line"], location["column"]) == (19, 12)
+
+
+def test_a_directory_checks_the_dump_files_in_it(tmp_path: Path) -> None:
+    dump = tmp_path / "dump"
+    (dump / "a").mkdir(parents=True)
+    (dump / "a" / "step.mlir").write_text(EXAMPLE.read_text())
+    (dump / "clean.mlir").write_text(CLEAN.read_text())
+    (dump / "notes.txt").write_text("not a dump file")
+    result = run("check", "--json", dump)
+    assert result.returncode == 1, result.stderr
+    reports = [Report.from_json(line) for line in result.stdout.splitlines()]
+    assert [report.source for report in reports] == [
+        str(dump / "a" / "step.mlir"),
+        str(dump / "clean.mlir"),
+    ]
+    assert [report.ok for report in reports] == [False, True]
+
+
+def test_a_directory_without_dump_files_exits_2(tmp_path: Path) -> None:
+    result = run("check", tmp_path)
+    assert result.returncode == 2
+    assert result.stderr.startswith(f"{tmp_path}: error: this is a directory")
+    assert_no_traceback(result)
