@@ -9,6 +9,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "hostoffload/HostOffloadAnalysis.h"
+#include "hostoffload/Names.h"
 #include "hostoffload/Passes.h"
 
 #include "mlir/IR/Builders.h"
@@ -31,20 +32,6 @@ namespace hostoffload {
 
 namespace {
 
-constexpr llvm::StringLiteral kMemoryKindAttr = "mhlo.memory_kind";
-constexpr llvm::StringLiteral kFrontendAttrs = "mhlo.frontend_attributes";
-constexpr llvm::StringLiteral kOutMemorySpaces = "out_memory_spaces";
-/// XLA's memory space of pinned host memory.
-constexpr llvm::StringLiteral kPinnedHostSpace = "5";
-
-std::optional<Fix::Strategy> parseStrategy(llvm::StringRef name) {
-  if (name == "host")
-    return Fix::Strategy::Host;
-  if (name == "device")
-    return Fix::Strategy::Device;
-  return std::nullopt;
-}
-
 /// Returns the E1200 findings of `report`, in output order.
 llvm::SmallVector<const Finding *>
 getMismatches(const HostOffloadReport &report) {
@@ -58,11 +45,12 @@ getMismatches(const HostOffloadReport &report) {
 /// The module attribute through which modules converted from HLO declare the
 /// memory space of each output, e.g. "5;0".
 StringAttr getOutMemorySpaces(ModuleOp module) {
-  auto frontendAttrs = module->getAttrOfType<DictionaryAttr>(kFrontendAttrs);
+  auto frontendAttrs =
+      module->getAttrOfType<DictionaryAttr>(names::kFrontendAttrs);
   if (!frontendAttrs)
     return {};
   return llvm::dyn_cast_or_null<StringAttr>(
-      frontendAttrs.get(kOutMemorySpaces));
+      frontendAttrs.get(names::kOutMemorySpaces));
 }
 
 /// Declares the outputs of `entry` that `mismatches` name in pinned host
@@ -76,17 +64,18 @@ void declareInHostMemory(ModuleOp module, func::FuncOp entry,
   entry.getAllResultAttrs(resultAttrs);
   llvm::SmallVector<llvm::StringRef> spaces;
   if (StringAttr declared = getOutMemorySpaces(module))
-    declared.getValue().split(spaces, ';');
+    declared.getValue().split(spaces, names::kMemorySpaceSeparator);
   bool changedResultAttrs = false, changedSpaces = false;
   for (const Finding *finding : mismatches) {
     unsigned index = *finding->outputIndex;
     if (finding->declaredInModuleSpaces) {
-      spaces[index] = kPinnedHostSpace;
+      spaces[index] = names::kPinnedHostSpace;
       changedSpaces = true;
       continue;
     }
     NamedAttrList attrs(resultAttrs[index]);
-    attrs.set(kMemoryKindAttr, StringAttr::get(context, "pinned_host"));
+    attrs.set(names::kMemoryKindAttr,
+              StringAttr::get(context, names::kPinnedHost));
     resultAttrs[index] = attrs.getDictionary(context);
     changedResultAttrs = true;
   }
@@ -95,10 +84,12 @@ void declareInHostMemory(ModuleOp module, func::FuncOp entry,
   if (!changedSpaces)
     return;
   NamedAttrList frontendAttrs(
-      module->getAttrOfType<DictionaryAttr>(kFrontendAttrs));
-  frontendAttrs.set(kOutMemorySpaces,
-                    StringAttr::get(context, llvm::join(spaces, ";")));
-  module->setAttr(kFrontendAttrs, frontendAttrs.getDictionary(context));
+      module->getAttrOfType<DictionaryAttr>(names::kFrontendAttrs));
+  frontendAttrs.set(
+      names::kOutMemorySpaces,
+      StringAttr::get(context,
+                      llvm::join(spaces, names::kMemorySpaceSeparator)));
+  module->setAttr(names::kFrontendAttrs, frontendAttrs.getDictionary(context));
 }
 
 /// Moves returned tensors back to device memory with new custom calls. The
@@ -131,7 +122,7 @@ public:
     // than taken apart and rebuilt.
     Operation *definingOp = value.getDefiningOp();
     if (definingOp && value.hasOneUse() &&
-        definingOp->getName().getStringRef() == "stablehlo.tuple" &&
+        definingOp->getName().getStringRef() == names::kTupleOp &&
         definingOp->getNumOperands() == tupleType.size()) {
       OpBuilder::InsertionGuard guard(builder);
       builder.setInsertionPoint(definingOp);
@@ -145,13 +136,13 @@ public:
     llvm::SmallVector<Value> elements;
     for (auto [index, elementType] : llvm::enumerate(tupleType.getTypes()))
       elements.push_back(
-          create(loc, "stablehlo.get_tuple_element", value, elementType,
+          create(loc, names::kGetTupleElementOp, value, elementType,
                  builder.getDictionaryAttr(builder.getNamedAttr(
-                     "index",
+                     names::kTupleIndexAttr,
                      builder.getI32IntegerAttr(static_cast<int32_t>(index))))));
     for (unsigned index : indices)
       elements[index] = moveAt(elements[index], rest);
-    return create(loc, "stablehlo.tuple", elements, tupleType);
+    return create(loc, names::kTupleOp, elements, tupleType);
   }
 
 private:
@@ -168,25 +159,30 @@ private:
   Value moveToDevice(Value value) {
     Location loc = locationOf(value);
     llvm::SmallVector<NamedAttribute> properties{
-        builder.getNamedAttr("api_version", builder.getI32IntegerAttr(1)),
-        builder.getNamedAttr("backend_config", builder.getStringAttr(""))};
+        builder.getNamedAttr(names::kApiVersionAttr,
+                             builder.getI32IntegerAttr(1)),
+        builder.getNamedAttr(names::kBackendConfigAttr,
+                             builder.getStringAttr(""))};
     if (hloStyle) {
-      properties.push_back(builder.getNamedAttr(
-          "call_target_name", builder.getStringAttr("MoveToDevice")));
-      return create(loc, "stablehlo.custom_call", value, value.getType(),
+      properties.push_back(
+          builder.getNamedAttr(names::kCallTargetNameAttr,
+                               builder.getStringAttr(names::kMoveToDevice)));
+      return create(loc, names::kCustomCallOp, value, value.getType(),
                     builder.getDictionaryAttr(properties));
     }
     properties.append(
         {builder.getNamedAttr(
-             "call_target_name",
-             builder.getStringAttr("annotate_device_placement")),
-         builder.getNamedAttr("called_computations", builder.getArrayAttr({})),
-         builder.getNamedAttr("has_side_effect", builder.getBoolAttr(true))});
+             names::kCallTargetNameAttr,
+             builder.getStringAttr(names::kAnnotateDevicePlacement)),
+         builder.getNamedAttr(names::kCalledComputationsAttr,
+                              builder.getArrayAttr({})),
+         builder.getNamedAttr(names::kHasSideEffectAttr,
+                              builder.getBoolAttr(true))});
     NamedAttribute placement = builder.getNamedAttr(
-        kFrontendAttrs,
+        names::kFrontendAttrs,
         builder.getDictionaryAttr(builder.getNamedAttr(
-            "_xla_buffer_placement", builder.getStringAttr("device"))));
-    return create(loc, "stablehlo.custom_call", value, value.getType(),
+            names::kPlacementAttr, builder.getStringAttr(names::kDevice))));
+    return create(loc, names::kCustomCallOp, value, value.getType(),
                   builder.getDictionaryAttr(properties), placement);
   }
 
@@ -212,7 +208,7 @@ struct HostOffloadFixPass : impl::HostOffloadFixPassBase<HostOffloadFixPass> {
 
   void runOnOperation() override {
     ModuleOp module = getOperation();
-    std::optional<Fix::Strategy> chosen = parseStrategy(strategy);
+    std::optional<Fix::Strategy> chosen = Fix::parseStrategy(strategy);
     if (!chosen) {
       // At the module's location, not on it: the module is not printed.
       InFlightDiagnostic diagnostic = emitError(module.getLoc());

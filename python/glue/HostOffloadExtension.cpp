@@ -1,7 +1,8 @@
 //===- HostOffloadExtension.cpp - the analysis for Python -----------------===//
 //
 // Hands the host-offload analysis to Python as data: the C API writes the
-// report as JSON, which hostoffload.report turns into typed findings.
+// report as JSON, which hostoffload.report turns into typed findings; the
+// table of finding codes and the path-split constant come with it.
 //
 //===----------------------------------------------------------------------===//
 
@@ -11,13 +12,20 @@
 #include "mlir/Bindings/Python/Nanobind.h"
 #include "mlir/Bindings/Python/NanobindAdaptors.h"
 
+#include <optional>
 #include <string>
+#include <tuple>
 #include <utility>
+#include <vector>
 
 namespace nb = nanobind;
 
 static void appendToString(MlirStringRef chunk, void *userData) {
   static_cast<std::string *>(userData)->append(chunk.data, chunk.length);
+}
+
+static std::string toString(MlirStringRef text) {
+  return std::string(text.data, text.length);
 }
 
 NB_MODULE(_hostoffload, m) {
@@ -40,16 +48,39 @@ NB_MODULE(_hostoffload, m) {
       "verified first.");
   m.def(
       "parse",
-      [](MlirContext context, nb::bytes text) {
+      [](MlirContext context, nb::bytes text, nb::bytes name) {
         std::string json;
         MlirModule module = hostoffloadParseModule(
             context, mlirStringRefCreate(text.c_str(), text.size()),
-            appendToString, &json);
+            mlirStringRefCreate(name.c_str(), name.size()), appendToString,
+            &json);
         nb::object parsed =
             mlirModuleIsNull(module) ? nb::none() : nb::cast(module);
         return std::make_pair(parsed, json);
       },
-      nb::arg("context"), nb::arg("text"),
-      "Parses MLIR text or bytecode into a new module of `context`; returns "
+      nb::arg("context"), nb::arg("text"), nb::arg("name") = nb::bytes("-"),
+      "Parses MLIR text or bytecode into a new module of `context`, naming it "
+      "`name` (bytes, a file name) in the locations the parser makes; returns "
       "(module, \"\"), or (None, the errors as JSON text).");
+  m.def(
+      "finding_codes",
+      [] {
+        std::vector<std::tuple<std::string, std::string, std::string,
+                               std::optional<std::string>>>
+            rows;
+        for (intptr_t i = 0, e = hostoffloadGetNumFindingCodes(); i < e; ++i) {
+          HostoffloadFindingCode row = hostoffloadGetFindingCode(i);
+          std::optional<std::string> strictFormOf;
+          if (row.strictFormOf.length != 0)
+            strictFormOf = toString(row.strictFormOf);
+          rows.emplace_back(toString(row.code), toString(row.severity),
+                            toString(row.description), strictFormOf);
+        }
+        return rows;
+      },
+      "Every code the analysis reports, in the order of docs/diagnostics.md: "
+      "a list of (code, severity, description, strict_form_of), where "
+      "severity is \"error\" or \"warning\" and strict_form_of names the "
+      "code this one replaces under strict=True (else None).");
+  m.attr("PATH_STEPS_AT_EACH_END") = hostoffloadGetPathStepsAtEachEnd();
 }

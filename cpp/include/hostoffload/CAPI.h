@@ -9,6 +9,7 @@
 #include "mlir-c/Support.h"
 
 #include <stdbool.h>
+#include <stdint.h>
 
 #ifdef __cplusplus
 extern "C" {
@@ -19,28 +20,55 @@ extern "C" {
 MLIR_CAPI_EXPORTED void hostoffloadRegisterPasses(void);
 
 /// Analyses `module` (a builtin.module) like the host-offload-check pass, and
-/// calls `callback` once with the report as a JSON object (docs/report.md
-/// describes it). Never changes the module. `verified` tells that the module
-/// passed the verifier and has not changed since (as one that
-/// hostoffloadParseModule returned); otherwise it is verified first. When it
-/// fails the verifier or the entry function cannot be determined, the object
-/// has an "errors" list with the located errors and the result is failure;
-/// diagnostics are then not sent to the context's handlers.
+/// calls `callback` once with the report as a JSON object
+/// (python/hostoffload/report.schema.json describes it). Never changes the
+/// module. `verified` tells that the module passed the verifier and has not
+/// changed since (as one that hostoffloadParseModule returned); otherwise it is
+/// verified first. When it fails the verifier or the entry function cannot be
+/// determined, the object has an "errors" list with the located errors and the
+/// result is failure; diagnostics are then not sent to the context's handlers.
 MLIR_CAPI_EXPORTED MlirLogicalResult hostoffloadAnalyzeToJson(
     MlirOperation module, MlirStringRef entry, bool strict, bool verified,
     MlirStringCallback callback, void *userData);
 
-/// Parses `text` (MLIR assembly or bytecode, named "-" in locations) into a
-/// new builtin.module of `context`, and verifies it. On failure, returns a null
-/// module and calls `callback` once with a JSON object whose "errors" list
-/// holds the errors of the parser or of the verifier as
-/// hostoffloadAnalyzeToJson writes them: located, in UTF-8, without the
-/// failing op printed; "parsed" is true when the verifier rejected it. Either
-/// way diagnostics are not sent to the context's handlers (MLIR's Python
-/// bindings abort on some messages that are not UTF-8).
-MLIR_CAPI_EXPORTED MlirModule
-hostoffloadParseModule(MlirContext context, MlirStringRef text,
-                       MlirStringCallback callback, void *userData);
+/// Parses `text` (MLIR assembly or bytecode) into a new builtin.module of
+/// `context`, and verifies it. The text is named `bufferName` in locations
+/// the parser makes (as a file name; MLIR's tools name standard input "-").
+/// On failure, returns a null module and calls `callback` once with a JSON
+/// object whose "errors" list holds the errors of the parser or of the
+/// verifier as hostoffloadAnalyzeToJson writes them: located, in UTF-8,
+/// without the failing op printed; "parsed" is true when the verifier rejected
+/// it. Either way diagnostics are not sent to the context's handlers (MLIR's
+/// Python bindings abort on some messages that are not UTF-8).
+MLIR_CAPI_EXPORTED MlirModule hostoffloadParseModule(
+    MlirContext context, MlirStringRef text, MlirStringRef bufferName,
+    MlirStringCallback callback, void *userData);
+
+/// One row of the table of finding codes (FindingCodes.def). The strings
+/// live as long as the program.
+typedef struct {
+  /// The code as reports print it, e.g. "E1200".
+  MlirStringRef code;
+  /// "error" or "warning".
+  MlirStringRef severity;
+  /// One line for users.
+  MlirStringRef description;
+  /// The code this one replaces under `strict` (E1201 replaces W1201);
+  /// empty for a code reported without `strict`.
+  MlirStringRef strictFormOf;
+} HostoffloadFindingCode;
+
+/// The number of rows of the table of finding codes.
+MLIR_CAPI_EXPORTED intptr_t hostoffloadGetNumFindingCodes(void);
+
+/// Row `index` of the table of finding codes, in the order of
+/// docs/diagnostics.md.
+MLIR_CAPI_EXPORTED HostoffloadFindingCode
+hostoffloadGetFindingCode(intptr_t index);
+
+/// A finding's path with more than twice this many steps lists this many at
+/// each end, and "path_steps_omitted" counts the steps between.
+MLIR_CAPI_EXPORTED unsigned hostoffloadGetPathStepsAtEachEnd(void);
 
 #ifdef __cplusplus
 }

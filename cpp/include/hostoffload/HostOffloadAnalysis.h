@@ -13,6 +13,7 @@
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/Location.h"
+#include "llvm/ADT/ArrayRef.h"
 #include "llvm/ADT/SmallVector.h"
 #include "llvm/ADT/StringRef.h"
 
@@ -22,31 +23,42 @@
 
 namespace hostoffload {
 
-/// The stable codes of the findings; docs/diagnostics.md documents each.
+enum class Severity { Error, Warning };
+
+/// The stable codes of the findings, one per row of FindingCodes.def;
+/// docs/diagnostics.md documents each.
 enum class FindingCode {
-  /// An offloaded tensor reaches an entry output not declared pinned_host.
-  OutputNotInHostMemory, // E1200
-  /// A device op computes on host memory (XLA's implicit host compute).
-  ImplicitHostCompute, // W1201, E1201 under `strict`
-  /// XLA's root special case: a single output that is directly a
-  /// move-to-host silently lands in host memory.
-  RootMovedToHost, // W1202
-  /// A move-to-host whose result is never used.
-  UnusedMoveToHost, // W1203
-  /// A memory kind or placement spelling XLA does not know.
-  UnknownMemoryKind, // W1204
-  /// An annotation custom call with other than one operand.
-  MalformedAnnotation, // W1205
-  /// An entry argument declared unpinned_host.
-  UnpinnedHostArgument, // W1206
-  /// `mhlo.layout_mode = "auto"` on an output declared pinned_host.
-  AutoLayoutOnHostOutput, // W1207
+#define HOSTOFFLOAD_FINDING_CODE(Enumerator, Name, Severity, Description)      \
+  Enumerator,
+#include "hostoffload/FindingCodes.def"
 };
+
+/// One row of FindingCodes.def.
+struct FindingCodeInfo {
+  FindingCode code;
+  /// The row tells how `code` is printed under `strict` only.
+  bool strictOnly;
+  /// The code printed, e.g. "E1200" or "W1201".
+  llvm::StringLiteral name;
+  Severity severity;
+  /// One line for users, e.g. for SARIF's rules.
+  llvm::StringLiteral description;
+};
+
+/// Every row of FindingCodes.def, in its order.
+llvm::ArrayRef<FindingCodeInfo> getFindingCodes();
+
+/// The row of `code` as printed with or without `strict`.
+const FindingCodeInfo &getFindingCodeInfo(FindingCode code, bool strict);
 
 /// Returns the code printed for `code`, e.g. "E1200" or "W1201".
 llvm::StringRef getFindingCodeName(FindingCode code, bool strict);
 
-enum class Severity { Error, Warning };
+/// "error" or "warning".
+llvm::StringRef getSeverityName(Severity severity);
+
+/// A long path shows this many steps at each end; see Finding::path.
+inline constexpr size_t kPathStepsAtEachEnd = 6;
 
 /// A place where a tensor enters host memory.
 struct TraceStart {
@@ -71,6 +83,11 @@ struct PathStep {
 /// A way out of E1200.
 struct Fix {
   enum class Strategy { Host, Device };
+  /// The name of `strategy` in the fix pass's option and in reports: "host"
+  /// or "device".
+  static llvm::StringRef getStrategyName(Strategy strategy);
+  /// The strategy named `name`, if any.
+  static std::optional<Strategy> parseStrategy(llvm::StringRef name);
   Strategy strategy;
   /// The change in the module.
   std::string moduleChange;
@@ -107,10 +124,12 @@ struct Finding {
   llvm::SmallVector<unsigned> startIndices;
   /// True when more starts reach the output than `startIndices` lists.
   bool moreStarts = false;
-  /// The way from the first start to the output: whole when it has up to 12
-  /// steps, else its first 6 and its last 6 steps.
+  /// The way from the first start to the output: whole when it has up to
+  /// 2 * kPathStepsAtEachEnd steps, else its first and its last
+  /// kPathStepsAtEachEnd steps.
   llvm::SmallVector<PathStep> path;
-  /// How many steps between the first and the last six `path` leaves out.
+  /// How many steps between the first and the last kPathStepsAtEachEnd
+  /// `path` leaves out.
   size_t omittedPathSteps = 0;
   llvm::SmallVector<Fix> fixes;
 };

@@ -58,10 +58,6 @@ private:
   ScopedDiagnosticHandler handler;
 };
 
-llvm::StringRef severityName(hostoffload::Severity severity) {
-  return severity == hostoffload::Severity::Error ? "error" : "warning";
-}
-
 std::string printLocation(Location loc) {
   std::string text;
   llvm::raw_string_ostream os(text);
@@ -111,7 +107,7 @@ void writeFinding(llvm::json::OStream &json,
   json.object([&] {
     json.attribute("code",
                    hostoffload::getFindingCodeName(finding.code, strict));
-    json.attribute("severity", severityName(finding.severity));
+    json.attribute("severity", hostoffload::getSeverityName(finding.severity));
     json.attribute("message", hostoffload::toValidUTF8(finding.message));
     json.attributeBegin("location");
     writeLocation(json, finding.loc);
@@ -156,9 +152,7 @@ void writeFinding(llvm::json::OStream &json,
       for (const hostoffload::Fix &fix : finding.fixes)
         json.object([&] {
           json.attribute("strategy",
-                         fix.strategy == hostoffload::Fix::Strategy::Host
-                             ? "host"
-                             : "device");
+                         hostoffload::Fix::getStrategyName(fix.strategy));
           json.attribute("module_change",
                          hostoffload::toValidUTF8(fix.moduleChange));
           json.attribute("jax_change", hostoffload::toValidUTF8(fix.jaxChange));
@@ -196,17 +190,37 @@ void hostoffloadRegisterPasses(void) {
   hostoffload::registerHostOffloadPasses();
 }
 
+intptr_t hostoffloadGetNumFindingCodes(void) {
+  return static_cast<intptr_t>(hostoffload::getFindingCodes().size());
+}
+
+HostoffloadFindingCode hostoffloadGetFindingCode(intptr_t index) {
+  const hostoffload::FindingCodeInfo &info =
+      hostoffload::getFindingCodes()[index];
+  llvm::StringRef strictFormOf =
+      info.strictOnly
+          ? hostoffload::getFindingCodeName(info.code, /*strict=*/false)
+          : llvm::StringRef();
+  return {wrap(llvm::StringRef(info.name)),
+          wrap(hostoffload::getSeverityName(info.severity)),
+          wrap(llvm::StringRef(info.description)), wrap(strictFormOf)};
+}
+
+unsigned hostoffloadGetPathStepsAtEachEnd(void) {
+  return hostoffload::kPathStepsAtEachEnd;
+}
+
 MlirModule hostoffloadParseModule(MlirContext context, MlirStringRef text,
+                                  MlirStringRef bufferName,
                                   MlirStringCallback callback, void *userData) {
   OwningOpRef<ModuleOp> module;
   bool parsed = false;
   llvm::SmallVector<CapturedError> errors;
   {
     ErrorCollector collector(unwrap(context));
-    // Named "-" as MLIR names text it parses from memory.
     module = parseSourceString<ModuleOp>(
         unwrap(text), ParserConfig(unwrap(context), /*verifyAfterParse=*/false),
-        "-");
+        unwrap(bufferName));
     parsed = static_cast<bool>(module);
     if (parsed && failed(verify(*module)))
       module = nullptr;

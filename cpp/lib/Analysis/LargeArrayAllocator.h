@@ -9,8 +9,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef HOSTOFFLOAD_LIB_LARGEARRAYALLOCATOR_H
-#define HOSTOFFLOAD_LIB_LARGEARRAYALLOCATOR_H
+#ifndef HOSTOFFLOAD_LIB_ANALYSIS_LARGEARRAYALLOCATOR_H
+#define HOSTOFFLOAD_LIB_ANALYSIS_LARGEARRAYALLOCATOR_H
 
 #include <cstddef>
 #include <vector>
@@ -51,4 +51,4 @@ using LargeVector = std::vector<T, LargeArrayAllocator<T>>;
 
 } // namespace hostoffload
 
-#endif // HOSTOFFLOAD_LIB_LARGEARRAYALLOCATOR_H
+#endif // HOSTOFFLOAD_LIB_ANALYSIS_LARGEARRAYALLOCATOR_H

@@ -1,0 +1,263 @@
+//===- Findings.cpp - what the walk means for XLA -------------------------===//
+
+#include "Findings.h"
+
+#include "hostoffload/Names.h"
+
+#include "mlir/IR/BuiltinTypes.h"
+#include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/StringExtras.h"
+
+#include <string>
+#include <tuple>
+#include <utility>
+
+using namespace mlir;
+
+namespace hostoffload {
+
+/// Where the returned value is made; the return itself when that place has
+/// no file (JAX names arguments without a file).
+static Location returnedValueLoc(Value value, Operation *terminator) {
+  Operation *definingOp = value.getDefiningOp();
+  Location loc = definingOp ? definingOp->getLoc() : value.getLoc();
+  if (!findFileLocation(loc) && findFileLocation(terminator->getLoc()))
+    return terminator->getLoc();
+  return loc;
+}
+
+/// XLA turns a lone output that is directly a move to host of a device
+/// value into a copy to host instead of failing.
+bool FindingBuilder::isRootSpecialCase(Operation *terminator,
+                                       unsigned operand) {
+  if (entry.getNumResults() != 1 || operand != 0)
+    return false;
+  Operation *definingOp = terminator->getOperand(0).getDefiningOp();
+  if (!definingOp || !rules.isCustomCall(definingOp) ||
+      classifyCustomCall(definingOp).kind != CustomCallKind::MoveToHost)
+    return false;
+  return definingOp->getResult(0).hasOneUse() &&
+         !walk.findHostNode(definingOp->getOperand(0));
+}
+
+void FindingBuilder::reportOutputs() {
+  // Findings are large, and std::vector copies them when it grows (their
+  // move may throw): count them first, the warnings that follow too.
+  llvm::SmallVector<std::pair<unsigned, unsigned>> hostOutputs;
+  for (unsigned output = 0, e = entry.getNumResults(); output < e; ++output) {
+    std::optional<unsigned> outputNode = walk.getOutputNode(output);
+    if (!outputNode || resultKinds[output].kind == names::kPinnedHost)
+      continue;
+    if (std::optional<unsigned> hostNode =
+            walk.findHostNode(walk.getNodes()[*outputNode].value))
+      hostOutputs.emplace_back(output, *hostNode);
+  }
+  report.findings.reserve(report.findings.size() + hostOutputs.size() +
+                          walk.getHostComputeOps().size() + warnings.size() +
+                          1);
+  std::string functionName = ("@" + entry.getSymName()).str();
+  for (auto [output, hostNode] : hostOutputs) {
+    const DeclaredMemoryKind &declared = resultKinds[output];
+    const Node &node = walk.getNodes()[hostNode];
+    Operation *terminator =
+        *llvm::find_if(node.value.getUsers(), [&](Operation *user) {
+          return rules.isFuncReturn(user) &&
+                 user->getParentOp() == entry.getOperation();
+        });
+    Location loc = returnedValueLoc(node.value, terminator);
+    if (isRootSpecialCase(terminator, output)) {
+      warnings.warn(FindingCode::RootMovedToHost, loc,
+                    "output 0 is directly a move to host of a device tensor; "
+                    "XLA turns it into a copy to host memory without an "
+                    "error, so the output lands in host memory although it "
+                    "is declared " +
+                        (declared.kind.empty() ? std::string("in device memory")
+                                               : quoted(declared.kind)));
+      continue;
+    }
+    report.findings.push_back(
+        buildMismatch(node, hostNode, output, declared, loc, functionName));
+  }
+}
+
+/// Why a slice the output is made of stays in host memory: XLA would read
+/// a slice returned as it is into device memory.
+std::optional<FindingNote>
+FindingBuilder::explainComputedSlice(const Node &node) const {
+  const Facts &facts = walk.factsOf(node);
+  if (facts.unconditional)
+    return std::nullopt;
+  for (unsigned slice : facts.slices) {
+    Operation *use = walk.getSliceComputedOnBy(slice);
+    if (!use)
+      continue;
+    Operation *sliceOp = walk.getSliceOp(slice);
+    return FindingNote{
+        sliceOp->getLoc(),
+        ("'" + sliceOp->getName().getStringRef() +
+         "' of host memory stays in host memory: its result is also used "
+         "by '" +
+         use->getName().getStringRef() +
+         "', so XLA runs the slice as host compute instead of reading it "
+         "into device memory")
+            .str()};
+  }
+  return std::nullopt;
+}
+
+Finding FindingBuilder::buildMismatch(const Node &node, unsigned id,
+                                      unsigned output,
+                                      const DeclaredMemoryKind &declared,
+                                      Location loc,
+                                      llvm::StringRef functionName) {
+  FindingCode code = FindingCode::OutputNotInHostMemory;
+  Finding finding{code, getFindingCodeInfo(code, strict).severity, loc, ""};
+  finding.outputIndex = output;
+  llvm::append_range(finding.tupleIndex, walk.getPaths().get(node.pathId));
+  if (DictionaryAttr attrs = getAttrDict(entry.getResAttrsAttr(), output))
+    if (auto info = llvm::dyn_cast_or_null<StringAttr>(
+            attrs.get(names::kResultInfoAttr)))
+      finding.resultInfo = info.getValue().str();
+  finding.declaredMemoryKind = declared.kind;
+  finding.declaredInModuleSpaces = declared.fromModuleSpaces;
+  const Facts &facts = walk.factsOf(node);
+  llvm::append_range(finding.startIndices, facts.starts);
+  llvm::sort(finding.startIndices);
+  finding.moreStarts = facts.moreStarts;
+  std::tie(finding.path, finding.omittedPathSteps) = paths.buildPath(id);
+
+  std::string outputName = "output " + std::to_string(output);
+  if (!finding.tupleIndex.empty())
+    outputName += " at tuple index {" +
+                  llvm::join(llvm::map_range(finding.tupleIndex,
+                                             [](int64_t index) {
+                                               return std::to_string(index);
+                                             }),
+                             ", ") +
+                  "}";
+  std::string outputWithInfo =
+      finding.resultInfo.empty()
+          ? outputName
+          : outputName + " (" + quoted(finding.resultInfo) + ")";
+  std::string declaration =
+      declared.kind.empty()
+          ? "has no mhlo.memory_kind, so it is in device memory"
+          : "is declared " + declared.describe();
+  finding.message =
+      (getFindingCodeInfo(code, strict).name +
+       ": Tensor which is moved to host (starting from " +
+       paths.getFirstStart(id).name +
+       ") is returned from the entry computation but the layout for this "
+       "output is not set to host memory; " +
+       outputWithInfo + " " + declaration)
+          .str();
+
+  for (unsigned startIndex : finding.startIndices) {
+    const TraceStart &start = report.starts[startIndex];
+    llvm::StringRef lead = start.kind == TraceStart::Kind::Argument
+                               ? "in host memory from the start: "
+                               : "moved to host here: ";
+    finding.notes.push_back({start.loc, (lead + start.reason).str()});
+  }
+  if (finding.moreStarts)
+    finding.notes.push_back(
+        {loc, "more tensors moved to host than shown reach this output"});
+  finding.notes.push_back(
+      {loc, "path: " + PathBuilder::formatPath(finding.path,
+                                               finding.omittedPathSteps,
+                                               outputName)});
+  if (std::optional<FindingNote> note = explainComputedSlice(node))
+    finding.notes.push_back(std::move(*note));
+  if (declared.kind == names::kUnpinnedHost)
+    finding.notes.push_back(
+        {loc, "XLA puts \"unpinned_host\" outputs in memory space 6, not in "
+              "host memory space 5, so they do not count as host memory"});
+  addFixes(finding, declared, loc, outputName, functionName);
+  return finding;
+}
+
+/// Adds both fixes of an E1200 on `finding`'s output, each with its note, or
+/// only the device one with a note saying why where XLA cannot take the
+/// other.
+void FindingBuilder::addFixes(Finding &finding,
+                              const DeclaredMemoryKind &declared, Location loc,
+                              const std::string &outputName,
+                              llvm::StringRef functionName) {
+  unsigned output = *finding.outputIndex;
+  // Modules converted from HLO declare memory spaces and move with
+  // MoveToDevice; the fixes speak their language.
+  std::string jaxOutput =
+      finding.resultInfo.empty() ? outputName : quoted(finding.resultInfo);
+  Fix deviceFix{Fix::Strategy::Device,
+                (declared.fromModuleSpaces
+                     ? std::string("move it back with custom call "
+                                   "'MoveToDevice' on operand ")
+                     : std::string("move it back with "
+                                   "'annotate_device_placement' "
+                                   "(_xla_buffer_placement = \"device\") on "
+                                   "operand ")) +
+                    std::to_string(output) + " of func.return",
+                "jax.device_put(x, jax.memory.Space.Device) on " + jaxOutput +
+                    " before returning it"};
+  // XLA does not implement a memory kind on a tuple-typed output, so only
+  // moving the elements back helps there.
+  if (llvm::isa<TupleType>(entry.getResultTypes()[output])) {
+    finding.notes.push_back(
+        {loc, "output " + std::to_string(output) +
+                  " is a tuple, and XLA does not implement a memory kind "
+                  "on a tuple-typed output: it cannot be kept in host "
+                  "memory"});
+  } else {
+    Fix hostFix{
+        Fix::Strategy::Host,
+        declared.fromModuleSpaces
+            ? "set memory space 5 for output " + std::to_string(output) +
+                  " in " + declared.describeSource()
+            : "set mhlo.memory_kind = \"pinned_host\" on result " +
+                  std::to_string(output) + " of " + functionName.str(),
+        "out_shardings=...with_memory_kind(\"pinned_host\") for " + jaxOutput};
+    finding.notes.push_back(
+        {loc, "fix (keep it in host memory): " + hostFix.moduleChange +
+                  "; in JAX: " + hostFix.jaxChange});
+    finding.fixes.push_back(std::move(hostFix));
+  }
+  finding.notes.push_back(
+      {loc, "fix (bring it back to device memory): " + deviceFix.moduleChange +
+                "; in JAX: " + deviceFix.jaxChange});
+  finding.fixes.push_back(std::move(deviceFix));
+}
+
+void FindingBuilder::reportHostCompute() {
+  FindingCode code = FindingCode::ImplicitHostCompute;
+  const FindingCodeInfo &info = getFindingCodeInfo(code, strict);
+  for (auto &[startIndex, ops] : walk.getHostComputeOps()) {
+    const TraceStart &start = report.starts[startIndex];
+    Operation *first = ops.shown.front();
+    std::string message =
+        (info.name + ": '" + first->getName().getStringRef() +
+         "' computes on a tensor in host memory (moved to host starting "
+         "from " +
+         start.name +
+         "); XLA runs it as host compute and keeps its results in host "
+         "memory")
+            .str();
+    Finding finding{code, info.severity, first->getLoc(), std::move(message)};
+    for (Operation *op : llvm::ArrayRef(ops.shown).drop_front())
+      finding.notes.push_back(
+          {op->getLoc(), ("'" + op->getName().getStringRef() +
+                          "' computes on host memory from the same start")
+                             .str()});
+    if (ops.count > ops.shown.size())
+      finding.notes.push_back(
+          {first->getLoc(),
+           "and " + std::to_string(ops.count - ops.shown.size()) +
+               " more ops compute on host memory from " + start.name});
+    // Errors come first in the report.
+    if (info.severity == Severity::Error)
+      report.findings.push_back(std::move(finding));
+    else
+      warnings.add(std::move(finding));
+  }
+}
+
+} // namespace hostoffload

@@ -1,0 +1,71 @@
+//===- Findings.h - what the walk means for XLA -----------------*- C++ -*-===//
+//
+// Turns what the walk found into findings with their messages, notes and
+// fixes: E1200 for each entry output in host memory that is not declared so
+// (W1202 where XLA's root special case accepts it), and W1201 (E1201 under
+// `strict`) for device ops computing on host memory.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef HOSTOFFLOAD_LIB_ANALYSIS_FINDINGS_H
+#define HOSTOFFLOAD_LIB_ANALYSIS_FINDINGS_H
+
+#include "MemoryKinds.h"
+#include "OpRules.h"
+#include "Paths.h"
+#include "Walk.h"
+#include "Warnings.h"
+
+#include "hostoffload/HostOffloadAnalysis.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+
+#include <optional>
+#include <vector>
+
+namespace hostoffload {
+
+class FindingBuilder {
+public:
+  FindingBuilder(mlir::func::FuncOp entry, bool strict,
+                 HostOffloadReport &report, const Walk &walk,
+                 const OpRules &rules,
+                 const std::vector<DeclaredMemoryKind> &resultKinds,
+                 WarningList &warnings)
+      : entry(entry), strict(strict), report(report), walk(walk), rules(rules),
+        resultKinds(resultKinds), warnings(warnings),
+        paths(walk, report.starts) {}
+
+  /// Adds an E1200 error to the report for each output in host memory that
+  /// is not declared so, in output order, or a W1202 warning where XLA lets
+  /// it pass.
+  void reportOutputs();
+
+  /// Adds one W1201 warning (E1201 error under `strict`) per start whose host
+  /// memory device ops compute on: a host tensor feeding a thousand device
+  /// ops is one problem to fix, and a thousand diagnostics would bury it.
+  void reportHostCompute();
+
+private:
+  bool isRootSpecialCase(mlir::Operation *terminator, unsigned operand);
+  std::optional<FindingNote> explainComputedSlice(const Node &node) const;
+  Finding buildMismatch(const Node &node, unsigned id, unsigned output,
+                        const DeclaredMemoryKind &declared, mlir::Location loc,
+                        llvm::StringRef functionName);
+  void addFixes(Finding &finding, const DeclaredMemoryKind &declared,
+                mlir::Location loc, const std::string &outputName,
+                llvm::StringRef functionName);
+
+  mlir::func::FuncOp entry;
+  bool strict;
+  HostOffloadReport &report;
+  const Walk &walk;
+  const OpRules &rules;
+  const std::vector<DeclaredMemoryKind> &resultKinds;
+  WarningList &warnings;
+  PathBuilder paths;
+};
+
+} // namespace hostoffload
+
+#endif // HOSTOFFLOAD_LIB_ANALYSIS_FINDINGS_H

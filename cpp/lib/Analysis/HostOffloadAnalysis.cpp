@@ -1,0 +1,144 @@
+//===- HostOffloadAnalysis.cpp - trace tensors moved to host --------------===//
+//
+// The analysis in order: the walk collects the module's call sites and
+// custom calls, the starts enter it, it runs, and the findings are read off
+// what it found. Each step is in a file of this folder: OpRules (what XLA
+// does with each op), Facts (the lattice), NodeTable, Starts, Walk and
+// WalkCalls (the worklist), Paths and Findings.
+//
+//===----------------------------------------------------------------------===//
+
+#include "hostoffload/HostOffloadAnalysis.h"
+
+#include "Findings.h"
+#include "OpRules.h"
+#include "Starts.h"
+#include "Walk.h"
+#include "Warnings.h"
+
+#include "hostoffload/EntryFunction.h"
+
+#include "mlir/IR/Diagnostics.h"
+#include "llvm/ADT/STLExtras.h"
+#include "llvm/Support/ErrorHandling.h"
+#include "llvm/Support/JSON.h"
+
+using namespace mlir;
+
+namespace hostoffload {
+
+namespace {
+
+constexpr FindingCodeInfo kFindingCodes[] = {
+#define HOSTOFFLOAD_FINDING_CODE(Enumerator, Name, Level, Description)         \
+  {FindingCode::Enumerator, false, Name, Severity::Level, Description},
+#define HOSTOFFLOAD_STRICT_FINDING_CODE(Enumerator, Name, Level, Description)  \
+  {FindingCode::Enumerator, true, Name, Severity::Level, Description},
+#include "hostoffload/FindingCodes.def"
+};
+
+} // namespace
+
+llvm::ArrayRef<FindingCodeInfo> getFindingCodes() { return kFindingCodes; }
+
+const FindingCodeInfo &getFindingCodeInfo(FindingCode code, bool strict) {
+  // A strict row follows the row of its code.
+  const FindingCodeInfo *found = nullptr;
+  for (const FindingCodeInfo &info : kFindingCodes)
+    if (info.code == code && (strict || !info.strictOnly))
+      found = &info;
+  if (!found)
+    llvm_unreachable("a finding code without a row in FindingCodes.def");
+  return *found;
+}
+
+llvm::StringRef getFindingCodeName(FindingCode code, bool strict) {
+  return getFindingCodeInfo(code, strict).name;
+}
+
+llvm::StringRef getSeverityName(Severity severity) {
+  return severity == Severity::Error ? "error" : "warning";
+}
+
+llvm::StringRef Fix::getStrategyName(Strategy strategy) {
+  return strategy == Strategy::Host ? "host" : "device";
+}
+
+std::optional<Fix::Strategy> Fix::parseStrategy(llvm::StringRef name) {
+  for (Strategy strategy : {Strategy::Host, Strategy::Device})
+    if (name == getStrategyName(strategy))
+      return strategy;
+  return std::nullopt;
+}
+
+bool HostOffloadReport::hasErrors() const {
+  return llvm::any_of(findings, [](const Finding &finding) {
+    return finding.severity == Severity::Error;
+  });
+}
+
+FailureOr<HostOffloadReport>
+analyzeHostOffload(ModuleOp module, const HostOffloadOptions &options) {
+  FailureOr<func::FuncOp> entry = findEntryFunction(module, options.entry);
+  if (failed(entry))
+    return failure();
+  HostOffloadReport report;
+  report.entry = *entry;
+
+  OpRules rules(module.getContext());
+  Walk walk(module, *entry, rules);
+  llvm::SmallVector<Operation *> customCalls = walk.collectOps();
+  WarningList warnings(options.strict);
+  StartCollector starts(module, *entry, report, walk, warnings);
+  starts.collectEntrySignature();
+  for (Operation *op : customCalls)
+    starts.collectCustomCall(op);
+  walk.run();
+
+  FindingBuilder findings(*entry, options.strict, report, walk, rules,
+                          starts.getResultKinds(), warnings);
+  findings.reportOutputs();
+  findings.reportHostCompute();
+  warnings.moveTo(report.findings);
+  return report;
+}
+
+void emitFindings(const HostOffloadReport &report) {
+  for (const Finding &finding : report.findings) {
+    InFlightDiagnostic diagnostic = finding.severity == Severity::Error
+                                        ? emitError(finding.loc)
+                                        : emitWarning(finding.loc);
+    diagnostic << toValidUTF8(finding.message);
+    for (const FindingNote &note : finding.notes)
+      diagnostic.attachNote(note.loc) << toValidUTF8(note.message);
+  }
+}
+
+std::optional<FileLineColRange> findFileLocation(Location loc) {
+  llvm::SmallVector<Location> pending{loc};
+  while (!pending.empty()) {
+    Location current = pending.pop_back_val();
+    if (auto file = llvm::dyn_cast<FileLineColRange>(current))
+      return file;
+    if (auto name = llvm::dyn_cast<NameLoc>(current)) {
+      pending.push_back(name.getChildLoc());
+    } else if (auto callSite = llvm::dyn_cast<CallSiteLoc>(current)) {
+      // The callee is the innermost frame; the caller is looked at only when
+      // the callee has no file.
+      pending.push_back(callSite.getCaller());
+      pending.push_back(callSite.getCallee());
+    } else if (auto fused = llvm::dyn_cast<FusedLoc>(current)) {
+      for (Location part : llvm::reverse(fused.getLocations()))
+        pending.push_back(part);
+    } else if (auto opaque = llvm::dyn_cast<OpaqueLoc>(current)) {
+      pending.push_back(opaque.getFallbackLocation());
+    }
+  }
+  return std::nullopt;
+}
+
+std::string toValidUTF8(llvm::StringRef text) {
+  return llvm::json::isUTF8(text) ? text.str() : llvm::json::fixUTF8(text);
+}
+
+} // namespace hostoffload

@@ -1,0 +1,55 @@
+//===- NodeTable.cpp - the values the walk reaches ------------------------===//
+
+#include "NodeTable.h"
+
+#include "mlir/IR/BuiltinTypes.h"
+#include "llvm/ADT/STLExtras.h"
+
+#include <algorithm>
+
+using namespace mlir;
+
+namespace hostoffload {
+
+PathTable::PathTable() {
+  paths.emplace_back();
+  ids[llvm::ArrayRef<int64_t>()] = 0;
+}
+
+unsigned PathTable::intern(llvm::ArrayRef<int64_t> path) {
+  auto it = ids.find(path);
+  if (it != ids.end())
+    return it->second;
+  int64_t *storage = allocator.Allocate<int64_t>(path.size());
+  llvm::copy(path, storage);
+  llvm::ArrayRef<int64_t> stored(storage, path.size());
+  unsigned id = paths.size();
+  paths.push_back(stored);
+  ids[stored] = id;
+  return id;
+}
+
+llvm::ArrayRef<int64_t> PathTable::clampToType(Type type,
+                                               llvm::ArrayRef<int64_t> path) {
+  size_t length = 0;
+  for (int64_t index : path) {
+    auto tuple = llvm::dyn_cast<TupleType>(type);
+    if (!tuple || index < 0 || index >= static_cast<int64_t>(tuple.size()))
+      break;
+    type = tuple.getType(index);
+    ++length;
+  }
+  return path.take_front(length);
+}
+
+void FirstNodeTable::grow() {
+  LargeVector<Bucket> old = std::move(buckets);
+  buckets.assign(std::max<size_t>(64, 2 * old.size()), {kEmpty, 0});
+  for (const Bucket &moved : old) {
+    if (moved.node == kEmpty)
+      continue;
+    buckets[probe(std::nullopt, moved.hash)] = moved;
+  }
+}
+
+} // namespace hostoffload

@@ -1,0 +1,227 @@
+//===- NodeTable.h - the values the walk reaches ----------------*- C++ -*-===//
+//
+// A node is a (value, tuple index path) in host memory. The walk creates each
+// node once; a million-op module can have a million of them, so nodes are
+// small, stored in one array of huge pages, and found through an
+// open-addressing table keyed by the values themselves.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef HOSTOFFLOAD_LIB_ANALYSIS_NODETABLE_H
+#define HOSTOFFLOAD_LIB_ANALYSIS_NODETABLE_H
+
+#include "LargeArrayAllocator.h"
+
+#include "mlir/IR/Operation.h"
+#include "mlir/IR/Value.h"
+#include "llvm/ADT/ArrayRef.h"
+#include "llvm/ADT/DenseMap.h"
+#include "llvm/Support/Allocator.h"
+
+#include <cstdint>
+#include <optional>
+#include <vector>
+
+namespace hostoffload {
+
+/// How a node was reached from its parent.
+enum class StepKind : uint8_t {
+  Start,
+  Through,
+  HostCompute,
+  IntoCallee,
+  OutOfCallee
+};
+
+/// A (value, tuple index path) in host memory. A million-op module can have
+/// a million nodes: the fields are ordered to fit 32 bytes.
+struct Node {
+  Node(mlir::Value value, unsigned pathId) : value(value), pathId(pathId) {}
+
+  mlir::Value value;
+  mlir::Operation *via = nullptr;
+  /// An id in the PathTable.
+  unsigned pathId;
+  /// The node this one was first reached from; -1 for a start.
+  int parent = -1;
+  /// An id in the FactTable.
+  unsigned facts = 0;
+  StepKind step = StepKind::Start;
+  /// The value is the first result of an op reported as implicit host
+  /// compute (W1201).
+  bool reportedHostCompute = false;
+};
+static_assert(sizeof(Node) <= 32, "a million nodes must stay small");
+
+/// Tuple index paths longer than this cannot come from a well-typed program.
+inline constexpr size_t kMaxTupleDepth = 64;
+
+/// Tuple index paths, interned: a node stores an id. Id 0 is the empty path,
+/// the whole value.
+class PathTable {
+public:
+  PathTable();
+  PathTable(const PathTable &) = delete;
+  PathTable &operator=(const PathTable &) = delete;
+
+  /// The id of `path`, which is added if it is new.
+  unsigned intern(llvm::ArrayRef<int64_t> path);
+
+  llvm::ArrayRef<int64_t> get(unsigned id) const { return paths[id]; }
+
+  /// Returns the longest prefix of `path` that indexes into `type`. An element
+  /// the type does not have (an unverified op claims another type) is taken as
+  /// the whole tuple above it, which can only add findings; and a value then
+  /// has at most as many paths as its type has elements, even where recursion
+  /// through a tuple op would nest them deeper every round.
+  static llvm::ArrayRef<int64_t> clampToType(mlir::Type type,
+                                             llvm::ArrayRef<int64_t> path);
+
+private:
+  llvm::BumpPtrAllocator allocator;
+  std::vector<llvm::ArrayRef<int64_t>> paths;
+  llvm::DenseMap<llvm::ArrayRef<int64_t>, unsigned> ids;
+};
+
+/// The first node of each traced value: an open-addressing table of node
+/// ids, whose keys are the values of the nodes themselves. A bucket holds a
+/// node id and the value's hash, 8 bytes where a DenseMap entry takes 16,
+/// which halves the memory the walk's lookups range over (16 MB for a million
+/// values); the hash is the value's address alone, so values made one after
+/// another sit in neighbouring buckets and filling the table walks memory in
+/// order.
+class FirstNodeTable {
+public:
+  explicit FirstNodeTable(const LargeVector<Node> &nodes) : nodes(nodes) {}
+
+  /// The first node of `value`, if it has one.
+  std::optional<unsigned> find(mlir::Value value) const {
+    if (buckets.empty())
+      return std::nullopt;
+    const Bucket &bucket = buckets[probe(value, hashOf(value))];
+    if (bucket.node == kEmpty)
+      return std::nullopt;
+    return bucket.node;
+  }
+
+  /// Returns the first node of `value`, which becomes `newNode` if it has
+  /// none; `inserted` tells which.
+  unsigned insert(mlir::Value value, unsigned newNode, bool &inserted) {
+    // At most half full, so that linear probes stay short.
+    if (2 * (size + 1) > buckets.size())
+      grow();
+    uint32_t hash = hashOf(value);
+    Bucket &bucket = buckets[probe(value, hash)];
+    inserted = bucket.node == kEmpty;
+    if (inserted) {
+      bucket = {newNode, hash};
+      ++size;
+    }
+    return bucket.node;
+  }
+
+  /// How many values have a node.
+  size_t getSize() const { return size; }
+  /// How many buckets the table has; at least twice getSize().
+  size_t getCapacity() const { return buckets.size(); }
+
+private:
+  struct Bucket {
+    unsigned node;
+    uint32_t hash;
+  };
+  static constexpr unsigned kEmpty = ~0u;
+
+  static uint32_t hashOf(mlir::Value value) {
+    return static_cast<uint32_t>(
+        reinterpret_cast<uintptr_t>(value.getAsOpaquePointer()) >> 4);
+  }
+
+  size_t mask() const { return buckets.size() - 1; }
+
+  /// The bucket of `value` (whose hash is `hash`), or the empty one where it
+  /// would go; without a `value`, the first empty bucket for `hash`.
+  size_t probe(std::optional<mlir::Value> value, uint32_t hash) const {
+    for (size_t index = hash & mask();; index = (index + 1) & mask()) {
+      const Bucket &bucket = buckets[index];
+      if (bucket.node == kEmpty ||
+          (value && bucket.hash == hash && nodes[bucket.node].value == *value))
+        return index;
+    }
+  }
+
+  void grow();
+
+  const LargeVector<Node> &nodes;
+  LargeVector<Bucket> buckets;
+  size_t size = 0;
+};
+
+/// Every node of the walk, by id in the order they were made. A value traced
+/// at several tuple index paths has a node for each, chained from its first.
+class NodeTable {
+public:
+  NodeTable() = default;
+  NodeTable(const NodeTable &) = delete;
+  NodeTable &operator=(const NodeTable &) = delete;
+
+  /// Makes room for `count` nodes: the array never copies itself as it
+  /// grows, and pages no node reaches stay untouched, so unused room costs
+  /// no memory.
+  void reserve(size_t count) { nodes.reserve(count); }
+
+  size_t size() const { return nodes.size(); }
+  Node &operator[](unsigned id) { return nodes[id]; }
+  const Node &operator[](unsigned id) const { return nodes[id]; }
+
+  /// Returns the node of (value, pathId), creating it if needed; `created`
+  /// tells which.
+  unsigned getOrCreate(mlir::Value value, unsigned pathId, bool &created) {
+    bool inserted;
+    unsigned id = firstNodeOfValue.insert(value, nodes.size(), inserted);
+    created = true;
+    if (inserted) {
+      nodes.emplace_back(value, pathId);
+      return id;
+    }
+    // Other tuple index paths of the same value hang off its first node.
+    while (true) {
+      if (nodes[id].pathId == pathId) {
+        created = false;
+        return id;
+      }
+      std::optional<unsigned> next = nextPathNode(id);
+      if (!next)
+        break;
+      id = *next;
+    }
+    unsigned newId = nodes.size();
+    nextPathNodes[id] = newId;
+    nodes.emplace_back(value, pathId);
+    return newId;
+  }
+
+  /// The node of `value` at its first traced index path, if any.
+  std::optional<unsigned> firstNodeOf(mlir::Value value) const {
+    return firstNodeOfValue.find(value);
+  }
+
+  /// The node of the same value at the next tuple index path, if any.
+  std::optional<unsigned> nextPathNode(unsigned id) const {
+    auto it = nextPathNodes.find(id);
+    if (it == nextPathNodes.end())
+      return std::nullopt;
+    return it->second;
+  }
+
+private:
+  LargeVector<Node> nodes;
+  /// The first node of each value, and the next node of the same value for
+  /// each node of a value traced at several tuple index paths.
+  FirstNodeTable firstNodeOfValue{nodes};
+  llvm::DenseMap<unsigned, unsigned> nextPathNodes;
+};
+
+} // namespace hostoffload
+
+#endif // HOSTOFFLOAD_LIB_ANALYSIS_NODETABLE_H

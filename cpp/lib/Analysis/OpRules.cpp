@@ -1,0 +1,282 @@
+//===- OpRules.cpp - what XLA does with host memory, op by op -------------===//
+
+#include "OpRules.h"
+
+#include "hostoffload/Names.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/BuiltinTypes.h"
+#include "mlir/IR/TypeUtilities.h"
+#include "llvm/ADT/APSInt.h"
+
+using namespace mlir;
+
+namespace hostoffload {
+
+//===----------------------------------------------------------------------===//
+// Custom calls.
+//===----------------------------------------------------------------------===//
+
+StringAttr getStringAttr(Operation *op, llvm::StringRef name) {
+  return llvm::dyn_cast_or_null<StringAttr>(op->getAttr(name));
+}
+
+CustomCallInfo classifyCustomCall(Operation *op) {
+  CustomCallInfo info;
+  StringAttr target = getStringAttr(op, names::kCallTargetNameAttr);
+  if (!target)
+    return info;
+  info.target = target.getValue();
+  bool isAnnotation = false;
+  if (info.target == names::kAnnotateDevicePlacement) {
+    isAnnotation = true;
+    auto frontendAttrs =
+        op->getAttrOfType<DictionaryAttr>(names::kFrontendAttrs);
+    StringAttr placement = frontendAttrs
+                               ? llvm::dyn_cast_or_null<StringAttr>(
+                                     frontendAttrs.get(names::kPlacementAttr))
+                               : StringAttr();
+    info.placement = placement ? placement.getValue() : llvm::StringRef();
+    if (info.placement == names::kPinnedHost ||
+        info.placement == names::kUnpinnedHost) {
+      info.kind = CustomCallKind::MoveToHost;
+    } else if (info.placement == names::kDevice) {
+      info.kind = CustomCallKind::MoveToDevice;
+    } else {
+      info.kind = CustomCallKind::OtherPlacement;
+      info.unknownPlacement = info.placement != names::kVmem &&
+                              info.placement != names::kPinnedDevice;
+    }
+  } else if (info.target == names::kMoveToHost) {
+    isAnnotation = true;
+    info.kind = CustomCallKind::MoveToHost;
+  } else if (info.target == names::kMoveToDevice) {
+    isAnnotation = true;
+    info.kind = CustomCallKind::MoveToDevice;
+  } else if (info.target == names::kSharding ||
+             info.target == names::kFuncResultSharding ||
+             info.target == names::kFullToShardShape ||
+             info.target == names::kShardToFullShape) {
+    info.kind = CustomCallKind::Sharding;
+  }
+  if (isAnnotation && (op->getNumOperands() != 1 || op->getNumResults() != 1))
+    info.kind = CustomCallKind::MalformedAnnotation;
+  return info;
+}
+
+namespace {
+
+/// Reads the integer after `key` in the text of an opaque attribute such as
+/// `#stablehlo.output_operand_alias<output_tuple_indices = [1], ...>`; the
+/// StableHLO dialect is not registered, so its attributes stay opaque.
+std::optional<int64_t> readOpaqueInteger(llvm::StringRef text,
+                                         llvm::StringRef key) {
+  size_t position = text.find(key);
+  if (position == llvm::StringRef::npos)
+    return std::nullopt;
+  llvm::StringRef rest = text.drop_front(position + key.size()).ltrim();
+  int64_t value;
+  if (rest.consumeInteger(10, value))
+    return std::nullopt;
+  return value;
+}
+
+/// Returns the result of `op` that aliases operand `operandNumber` through
+/// `output_operand_aliases`, if any.
+std::optional<unsigned> findAliasedResult(Operation *op,
+                                          unsigned operandNumber) {
+  auto aliases = llvm::dyn_cast_or_null<ArrayAttr>(
+      op->getAttr(names::kOutputOperandAliasesAttr));
+  if (!aliases)
+    return std::nullopt;
+  for (Attribute alias : aliases) {
+    auto opaque = llvm::dyn_cast<OpaqueAttr>(alias);
+    if (!opaque)
+      continue;
+    llvm::StringRef text = opaque.getAttrData();
+    std::optional<int64_t> operandIndex =
+        readOpaqueInteger(text, "operand_index =");
+    if (!operandIndex || *operandIndex != operandNumber)
+      continue;
+    int64_t resultIndex =
+        readOpaqueInteger(text, "output_tuple_indices = [").value_or(0);
+    if (resultIndex < 0 || resultIndex >= op->getNumResults())
+      return std::nullopt;
+    return static_cast<unsigned>(resultIndex);
+  }
+  return std::nullopt;
+}
+
+//===----------------------------------------------------------------------===//
+// Predicates on ops.
+//===----------------------------------------------------------------------===//
+
+bool hasName(Operation *op, llvm::StringRef name) {
+  return op && op->getName().getStringRef() == name;
+}
+
+/// A value made by `stablehlo.constant`, directly or broadcast.
+bool isConstant(Value value) {
+  Operation *op = value.getDefiningOp();
+  if (hasName(op, names::kBroadcastInDimOp) && op->getNumOperands() == 1)
+    op = op->getOperand(0).getDefiningOp();
+  return hasName(op, names::kConstantOp);
+}
+
+bool hasOneOperandAndResult(Operation *op) {
+  return op->getNumOperands() == 1 && op->getNumResults() == 1;
+}
+
+/// A broadcast that only adds dimensions of size one.
+bool keepsElementCount(Operation *op) {
+  if (!hasOneOperandAndResult(op))
+    return false;
+  auto operandType = llvm::dyn_cast<ShapedType>(op->getOperand(0).getType());
+  auto resultType = llvm::dyn_cast<ShapedType>(op->getResult(0).getType());
+  return operandType && resultType && operandType.hasStaticShape() &&
+         resultType.hasStaticShape() &&
+         operandType.getNumElements() == resultType.getNumElements();
+}
+
+/// A convert to a narrower integer or float type.
+bool isNarrowingConvert(Operation *op) {
+  if (!hasOneOperandAndResult(op))
+    return false;
+  Type from = getElementTypeOrSelf(op->getOperand(0).getType());
+  Type to = getElementTypeOrSelf(op->getResult(0).getType());
+  return from.isIntOrFloat() && to.isIntOrFloat() &&
+         to.getIntOrFloatBitWidth() < from.getIntOrFloatBitWidth();
+}
+
+//===----------------------------------------------------------------------===//
+// The rules. Ops without one compute on host memory (UseKind::HostCompute).
+//===----------------------------------------------------------------------===//
+
+UseRule rule(UseKind kind) { return UseRule{kind}; }
+
+UseRule customCallRule(Operation *op, unsigned operand) {
+  switch (classifyCustomCall(op).kind) {
+  case CustomCallKind::MoveToDevice:
+  case CustomCallKind::MalformedAnnotation:
+    return rule(UseKind::Stop);
+  case CustomCallKind::MoveToHost:
+  case CustomCallKind::OtherPlacement:
+  case CustomCallKind::Sharding:
+    return rule(UseKind::Forward);
+  case CustomCallKind::Other:
+    break;
+  }
+  if (std::optional<unsigned> aliased = findAliasedResult(op, operand))
+    return UseRule{UseKind::Aliased, *aliased};
+  return rule(UseKind::HostCompute);
+}
+
+UseRule dynamicSliceRule(Operation *, unsigned operand) {
+  // The other operands are the start indices.
+  return rule(operand == 0 ? UseKind::Slice : UseKind::HostCompute);
+}
+
+UseRule broadcastInDimRule(Operation *op, unsigned) {
+  return rule(keepsElementCount(op) ? UseKind::Bitcast : UseKind::HostCompute);
+}
+
+UseRule scatterRule(Operation *op, unsigned operand) {
+  bool intoConstant = op->getNumOperands() == 3 && operand == 2 &&
+                      isConstant(op->getOperand(0)) &&
+                      isConstant(op->getOperand(1));
+  return rule(intoConstant ? UseKind::ScatterIntoConstant
+                           : UseKind::HostCompute);
+}
+
+UseRule convertRule(Operation *op, unsigned) {
+  if (!isNarrowingConvert(op))
+    return rule(UseKind::HostCompute);
+  return UseRule{UseKind::MovesSlicedData, 0, /*hoistedAboveSlice=*/true};
+}
+
+template <UseKind kind> UseRule always(Operation *, unsigned) {
+  return rule(kind);
+}
+
+struct OpRuleEntry {
+  llvm::StringLiteral op;
+  OpRules::Rule rule;
+};
+
+/// The one place a new op is added.
+constexpr OpRuleEntry kOpRules[] = {
+    {names::kTupleOp, always<UseKind::IntoTuple>},
+    {names::kGetTupleElementOp, always<UseKind::OutOfTuple>},
+    {names::kOptimizationBarrierOp, always<UseKind::SameNumberedResult>},
+    {names::kWhileOp, always<UseKind::LoopCarried>},
+    {names::kRegionReturnOp, always<UseKind::RegionYield>},
+    {names::kCallOp, always<UseKind::CallArgument>},
+    {names::kFuncReturnOp, always<UseKind::FunctionReturn>},
+    {names::kCustomCallOp, customCallRule},
+    {names::kSliceOp, always<UseKind::Slice>},
+    {names::kDynamicSliceOp, dynamicSliceRule},
+    {names::kShardingConstraintOp, always<UseKind::Forward>},
+    {names::kDynamicUpdateSliceOp, always<UseKind::StreamIntoBuffer>},
+    {names::kReshapeOp, always<UseKind::Bitcast>},
+    {names::kBroadcastInDimOp, broadcastInDimRule},
+    {names::kScatterOp, scatterRule},
+    {names::kTransposeOp, always<UseKind::MovesSlicedData>},
+    {names::kConvertOp, convertRule},
+};
+
+} // namespace
+
+std::optional<int64_t> getTupleIndex(Operation *op) {
+  auto index =
+      llvm::dyn_cast_or_null<IntegerAttr>(op->getAttr(names::kTupleIndexAttr));
+  if (!index)
+    return std::nullopt;
+  return llvm::APSInt(index.getValue(), index.getType().isUnsignedInteger())
+      .tryExtValue();
+}
+
+FlatSymbolRefAttr getCallee(Operation *call) {
+  auto callOp = llvm::dyn_cast<func::CallOp>(call);
+  return callOp ? callOp.getCalleeAttr() : FlatSymbolRefAttr();
+}
+
+OpRules::OpRules(MLIRContext *context)
+    : customCall(StringAttr::get(context, names::kCustomCallOp)),
+      call(StringAttr::get(context, names::kCallOp)),
+      funcReturn(StringAttr::get(context, names::kFuncReturnOp)),
+      whileOp(StringAttr::get(context, names::kWhileOp)),
+      ifOp(StringAttr::get(context, names::kIfOp)),
+      caseOp(StringAttr::get(context, names::kCaseOp)),
+      frontendAttrs(StringAttr::get(context, names::kFrontendAttrs)) {
+  for (const OpRuleEntry &entry : kOpRules)
+    rules[StringAttr::get(context, entry.op)] = entry.rule;
+}
+
+UseRule OpRules::classifyYield(Operation *terminator) const {
+  // The terminator of a function or module body gives no op a value.
+  Operation *parent = terminator->getParentOp();
+  if (!parent || parent->hasTrait<OpTrait::IsIsolatedFromAbove>())
+    return rule(UseKind::Stop);
+  if (is(parent, whileOp)) {
+    // Region 0 is the condition, whose yield is the loop predicate.
+    if (terminator->getParentRegion()->getRegionNumber() != 1)
+      return rule(UseKind::Stop);
+    return rule(UseKind::LoopCarried);
+  }
+  if (is(parent, ifOp) || is(parent, caseOp))
+    return rule(UseKind::SameNumberedResult);
+  // The body of a reduce, sort, scatter, ...: the op computes on host data.
+  return rule(UseKind::HostCompute);
+}
+
+bool OpRules::isHostComputeCall(Operation *call) const {
+  auto frontendAttrs = llvm::dyn_cast_or_null<DictionaryAttr>(
+      call->getDiscardableAttr(this->frontendAttrs));
+  if (!frontendAttrs)
+    return false;
+  auto computeType = llvm::dyn_cast_or_null<StringAttr>(
+      frontendAttrs.get(names::kComputeTypeAttr));
+  return computeType && computeType.getValue() == names::kHostComputeType;
+}
+
+} // namespace hostoffload

@@ -1,0 +1,176 @@
+//===- OpRules.h - what XLA does with host memory, op by op -----*- C++ -*-===//
+//
+// The per-op rules of the analysis, apart from the walk that applies them (as
+// XLA keeps its successor rules in host_offload_utils.cc, apart from the
+// HostOffloader's walk). For host memory entering an op through one operand,
+// a rule says where XLA takes it: into which results, at which tuple index,
+// as data movement or as host compute. A new op is added in one place, the
+// table of OpRules.cpp.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef HOSTOFFLOAD_LIB_ANALYSIS_OPRULES_H
+#define HOSTOFFLOAD_LIB_ANALYSIS_OPRULES_H
+
+#include "mlir/IR/BuiltinAttributes.h"
+#include "mlir/IR/MLIRContext.h"
+#include "mlir/IR/Operation.h"
+#include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/StringRef.h"
+
+#include <optional>
+
+namespace hostoffload {
+
+/// Where host memory entering an op through one operand goes.
+enum class UseKind {
+  /// stablehlo.tuple: into result 0, at the operand's index in front of the
+  /// operand's tuple index path.
+  IntoTuple,
+  /// stablehlo.get_tuple_element: into result 0 when the operand's path
+  /// selects the element (the whole operand selects every element).
+  OutOfTuple,
+  /// Into the result numbered like the operand, at the same tuple index path
+  /// (stablehlo.optimization_barrier; the results of stablehlo.if and
+  /// stablehlo.case for what their regions yield).
+  SameNumberedResult,
+  /// stablehlo.while: into the loop-carried value numbered like the operand
+  /// (the result, and the argument of both regions).
+  LoopCarried,
+  /// stablehlo.return: what the op owning the region does with the operand
+  /// it yields; see OpRules::classifyYield.
+  RegionYield,
+  /// func.call: into the callee's argument, and from there back to this call
+  /// site's results.
+  CallArgument,
+  /// func.return: into the results of the function's call sites, and into
+  /// the entry's output.
+  FunctionReturn,
+  /// Into result 0 at the same tuple index path: an annotation that moves to
+  /// host or places elsewhere than the device, a sharding wrapper.
+  Forward,
+  /// Into result `UseRule::result`, whole: a custom call whose output aliases
+  /// the operand.
+  Aliased,
+  /// Nowhere: a move to device, an annotation XLA cannot process, a region
+  /// that yields to no op's results.
+  Stop,
+  /// stablehlo.slice, and operand 0 of stablehlo.dynamic_slice: into result 0,
+  /// which stays host memory only if something computes on it; XLA reads it
+  /// into device memory otherwise (measured on XLA:TPU:
+  /// docs/differential.md).
+  Slice,
+  /// stablehlo.dynamic_update_slice: writing into a host buffer is how XLA
+  /// streams to host (remat offload under scan); result 0 stays host memory
+  /// without host compute.
+  StreamIntoBuffer,
+  /// A bitcast for XLA (stablehlo.reshape, a broadcast that only adds
+  /// dimensions of size one), which moves no data: into result 0, whole.
+  Bitcast,
+  /// The updates of a one-input scatter into a constant at constant indices:
+  /// host compute, but on a value made only of slices XLA's simplifier turns
+  /// it into a select on the sliced tensor, and the slice keeps no compute
+  /// use (measured: slice_written_into_ones).
+  ScatterIntoConstant,
+  /// Data movement on the result of a slice (a transpose, a copy once
+  /// layouts are assigned; a narrowing convert, which XLA:TPU's ConvertMover
+  /// hoists above the slice): into result 0, whole. Host compute on a value
+  /// not made only of slices.
+  MovesSlicedData,
+  /// XLA computes on host memory (implicit host compute): into every result,
+  /// as host memory whatever slices it is made of.
+  HostCompute,
+};
+
+/// The rule for one use of host memory.
+struct UseRule {
+  UseKind kind;
+  /// The result of UseKind::Aliased.
+  unsigned result = 0;
+  /// For UseKind::MovesSlicedData: XLA hoists the op above the slice, where
+  /// it computes on the whole host tensor (W1201 names it).
+  bool hoistedAboveSlice = false;
+};
+
+/// What a `stablehlo.custom_call` does to host memory.
+enum class CustomCallKind {
+  MoveToHost,
+  MoveToDevice,
+  /// An annotation that neither moves to nor from host (vmem, ...).
+  OtherPlacement,
+  /// A sharding wrapper XLA has removed by the time it traces.
+  Sharding,
+  /// An annotation XLA cannot process (wrong operand count).
+  MalformedAnnotation,
+  Other,
+};
+
+struct CustomCallInfo {
+  CustomCallKind kind = CustomCallKind::Other;
+  /// The target name, e.g. "annotate_device_placement".
+  llvm::StringRef target;
+  /// The placement of an annotate_device_placement; empty otherwise.
+  llvm::StringRef placement;
+  /// True when the placement is missing, not a string, or not a known one.
+  bool unknownPlacement = false;
+};
+
+/// Classifies a `stablehlo.custom_call`.
+CustomCallInfo classifyCustomCall(mlir::Operation *op);
+
+/// The attribute `name` of `op` if it is a string.
+mlir::StringAttr getStringAttr(mlir::Operation *op, llvm::StringRef name);
+
+/// Returns the index of a `get_tuple_element`. StableHLO is not registered, so
+/// nothing checks that it is an i32: an integer of any type and signedness is
+/// read, and one that does not fit in 64 bits selects no element.
+std::optional<int64_t> getTupleIndex(mlir::Operation *op);
+
+/// The callee of a `func.call`; null for another op.
+mlir::FlatSymbolRefAttr getCallee(mlir::Operation *call);
+
+/// The rules of every op, with the op names they dispatch on interned once per
+/// run, so that finding an op's rule is a lookup by pointer.
+class OpRules {
+public:
+  explicit OpRules(mlir::MLIRContext *context);
+
+  /// What XLA does with host memory entering `user` through operand
+  /// `operand`.
+  UseRule classifyUse(mlir::Operation *user, unsigned operand) const {
+    auto it = rules.find(user->getName().getIdentifier());
+    if (it == rules.end())
+      return UseRule{UseKind::HostCompute};
+    return it->second(user, operand);
+  }
+
+  /// What the op owning the region of `terminator` (a stablehlo.return) does
+  /// with host memory the terminator yields, as a rule on that op.
+  UseRule classifyYield(mlir::Operation *terminator) const;
+
+  /// A call marked compute_on("device_host"): it consumes host memory, and is
+  /// no caller for the walk.
+  bool isHostComputeCall(mlir::Operation *call) const;
+
+  bool isCall(mlir::Operation *op) const { return is(op, call); }
+  bool isCustomCall(mlir::Operation *op) const { return is(op, customCall); }
+  bool isFuncReturn(mlir::Operation *op) const { return is(op, funcReturn); }
+
+  /// The rule of an op for a use through `operand`.
+  using Rule = UseRule (*)(mlir::Operation *op, unsigned operand);
+
+private:
+  static bool is(mlir::Operation *op, mlir::StringAttr name) {
+    return op->getName().getIdentifier() == name;
+  }
+
+  llvm::DenseMap<mlir::StringAttr, Rule> rules;
+  mlir::StringAttr customCall, call, funcReturn, whileOp, ifOp, caseOp;
+  /// Not an op: the attribute read on every call site, looked up by
+  /// pointer.
+  mlir::StringAttr frontendAttrs;
+};
+
+} // namespace hostoffload
+
+#endif // HOSTOFFLOAD_LIB_ANALYSIS_OPRULES_H

@@ -1,0 +1,324 @@
+//===- Walk.cpp - follow host memory through the module -------------------===//
+
+#include "Walk.h"
+
+#include "llvm/ADT/STLExtras.h"
+
+using namespace mlir;
+
+namespace hostoffload {
+
+Walk::Walk(ModuleOp module, func::FuncOp entry, const OpRules &rules)
+    : module(module), entry(entry), rules(rules), symbolTable(module),
+      outputNodes(entry.getNumResults(), -1) {}
+
+llvm::SmallVector<Operation *> Walk::collectOps() {
+  llvm::SmallVector<Operation *> customCalls;
+  // Results and block arguments in the module: room reserved for nodes.
+  size_t valueCount = 0;
+  // Call sites, host compute calls aside: room reserved for `flowCalls`,
+  // which holds each at least once when every call site is reached.
+  size_t callSiteCount = 0;
+  module.walk<WalkOrder::PreOrder>([&](Operation *op) {
+    valueCount += op->getNumResults();
+    for (Region &region : op->getRegions())
+      for (Block &block : region)
+        valueCount += block.getNumArguments();
+    if (rules.isCall(op)) {
+      if (FlatSymbolRefAttr callee = getCallee(op);
+          callee && !rules.isHostComputeCall(op)) {
+        callers[callee.getAttr()].push_back(op);
+        ++callSiteCount;
+      }
+      return;
+    }
+    if (rules.isCustomCall(op))
+      customCalls.push_back(op);
+  });
+  // Room for every value of the module at one index path: the vectors
+  // never copy themselves as they grow, and pages no node reaches stay
+  // untouched, so unused room costs no memory.
+  nodes.reserve(valueCount);
+  queue.reserve(valueCount);
+  flowCalls.reserve(callSiteCount);
+  return customCalls;
+}
+
+void Walk::addStart(Value value, unsigned startIndex) {
+  bool created;
+  unsigned id = nodes.getOrCreate(value, /*pathId=*/0, created);
+  addFacts(id, factTable.forStart(startIndex), created);
+}
+
+void Walk::run() {
+  while (queueHead < queue.size())
+    propagate(queue[queueHead++]);
+  markSlicesComputedInCallees();
+}
+
+void Walk::addFacts(unsigned id, unsigned facts, bool created) {
+  Node &node = nodes[id];
+  unsigned merged = created ? facts : factTable.merge(node.facts, facts);
+  if (!created && merged == node.facts)
+    return;
+  node.facts = merged;
+  // A value without uses has nothing to pass on; most results of host
+  // compute on a widely used host tensor are such values.
+  if (!node.value.use_empty())
+    queue.push_back(id);
+}
+
+unsigned Walk::reach(Value value, unsigned pathId, unsigned from,
+                     Operation *via, StepKind step,
+                     std::optional<unsigned> facts) {
+  if (pathId != 0) {
+    llvm::ArrayRef<int64_t> path = paths.get(pathId);
+    llvm::ArrayRef<int64_t> valid =
+        PathTable::clampToType(value.getType(), path);
+    if (valid.size() != path.size())
+      pathId = paths.intern(valid);
+  }
+  bool created;
+  unsigned id = nodes.getOrCreate(value, pathId, created);
+  Node &node = nodes[id];
+  if (created) {
+    node.parent = static_cast<int>(from);
+    node.via = via;
+    node.step = step;
+  }
+  addFacts(id, facts.value_or(nodes[from].facts), created);
+  return id;
+}
+
+std::optional<unsigned> Walk::reachResult(Operation *op, unsigned resultNumber,
+                                          unsigned pathId, unsigned from,
+                                          StepKind step,
+                                          std::optional<unsigned> facts) {
+  if (resultNumber >= op->getNumResults())
+    return std::nullopt;
+  return reach(op->getResult(resultNumber), pathId, from, op, step, facts);
+}
+
+void Walk::reachBlockArgument(Operation *op, unsigned regionNumber,
+                              unsigned argNumber, unsigned pathId,
+                              unsigned from) {
+  if (regionNumber >= op->getNumRegions())
+    return;
+  Region &region = op->getRegion(regionNumber);
+  if (region.empty() || argNumber >= region.front().getNumArguments())
+    return;
+  reach(region.front().getArgument(argNumber), pathId, from, op,
+        StepKind::Through);
+}
+
+void Walk::reachLoopCarried(Operation *whileOp, unsigned index, unsigned pathId,
+                            unsigned from) {
+  reachResult(whileOp, index, pathId, from);
+  reachBlockArgument(whileOp, 0, index, pathId, from);
+  reachBlockArgument(whileOp, 1, index, pathId, from);
+}
+
+void Walk::propagate(unsigned id) {
+  // Use lists run backwards from the last use; visiting uses in program
+  // order makes paths and "first" ops the ones a reader meets first.
+  llvm::SmallVector<OpOperand *, 4> uses;
+  for (OpOperand &use : nodes[id].value.getUses())
+    uses.push_back(&use);
+  for (OpOperand *use : llvm::reverse(uses))
+    propagateThroughUse(id, use->getOwner(), use->getOperandNumber());
+}
+
+void Walk::propagateThroughUse(unsigned id, Operation *user, unsigned operand) {
+  UseRule rule = rules.classifyUse(user, operand);
+  // The op the rule applies to.
+  Operation *op = user;
+  if (rule.kind == UseKind::RegionYield) {
+    // The value yielded is the operand of the same number of the op the
+    // region belongs to.
+    rule = rules.classifyYield(user);
+    op = user->getParentOp();
+  }
+  unsigned pathId = nodes[id].pathId;
+  switch (rule.kind) {
+  case UseKind::IntoTuple: {
+    llvm::SmallVector<int64_t> path{static_cast<int64_t>(operand)};
+    llvm::append_range(path, paths.get(pathId));
+    if (path.size() <= kMaxTupleDepth)
+      reachResult(op, 0, paths.intern(path), id);
+    return;
+  }
+  case UseKind::OutOfTuple: {
+    std::optional<int64_t> index = getTupleIndex(op);
+    llvm::ArrayRef<int64_t> path = paths.get(pathId);
+    if (!index)
+      return;
+    if (path.empty())
+      reachResult(op, 0, 0, id);
+    else if (path.front() == *index)
+      reachResult(op, 0, paths.intern(path.drop_front()), id);
+    return;
+  }
+  case UseKind::SameNumberedResult:
+    reachResult(op, operand, pathId, id);
+    return;
+  case UseKind::LoopCarried:
+    reachLoopCarried(op, operand, pathId, id);
+    return;
+  case UseKind::RegionYield:
+    llvm_unreachable("a yield takes the rule of the op owning its region");
+  case UseKind::CallArgument:
+    propagateIntoCallee(id, op, operand);
+    return;
+  case UseKind::FunctionReturn:
+    propagateOutOfFunction(id, op, operand);
+    return;
+  case UseKind::Forward:
+    reachResult(op, 0, pathId, id);
+    return;
+  case UseKind::Aliased:
+    reachResult(op, rule.result, 0, id);
+    return;
+  case UseKind::Stop:
+    return;
+  case UseKind::Slice:
+    // Whether anything computes on the slice's result is known once the walk
+    // is over, so the result is traced as host memory on that condition. XLA
+    // folds a slice of a slice into one slice of the host tensor, which
+    // leaves the outer slice alone (measured: slice_of_slice_computed).
+    if (!isMadeOfSlicesOnly(id))
+      noteComputedOn(id, op);
+    reachResult(op, 0, 0, id, StepKind::Through,
+                factTable.throughSlice(nodes[id].facts, getSliceId(op)));
+    return;
+  case UseKind::StreamIntoBuffer:
+    noteComputedOn(id, op);
+    reachResult(op, 0, 0, id, StepKind::Through,
+                factTable.throughHostCompute(nodes[id].facts));
+    return;
+  case UseKind::Bitcast:
+    reachResult(op, 0, 0, id);
+    return;
+  case UseKind::ScatterIntoConstant:
+    propagateThroughHostCompute(id, op,
+                                /*usesSlices=*/!isMadeOfSlicesOnly(id));
+    return;
+  case UseKind::MovesSlicedData: {
+    if (!isMadeOfSlicesOnly(id))
+      break;
+    std::optional<unsigned> result = reachResult(op, 0, 0, id);
+    if (rule.hoistedAboveSlice)
+      recordHostCompute(op, id, result);
+    return;
+  }
+  case UseKind::HostCompute:
+    break;
+  }
+  propagateThroughHostCompute(id, op);
+}
+
+void Walk::propagateThroughHostCompute(unsigned id, Operation *op,
+                                       bool usesSlices) {
+  if (usesSlices)
+    noteComputedOn(id, op);
+  unsigned facts = factTable.throughHostCompute(nodes[id].facts);
+  std::optional<unsigned> firstResult;
+  for (unsigned i = 0, e = op->getNumResults(); i < e; ++i) {
+    unsigned result =
+        reach(op->getResult(i), 0, id, op, StepKind::HostCompute, facts);
+    if (i == 0)
+      firstResult = result;
+  }
+  recordHostCompute(op, id, firstResult);
+}
+
+void Walk::recordHostCompute(Operation *op, unsigned id,
+                             std::optional<unsigned> firstResult) {
+  if (nodes[id].step == StepKind::HostCompute)
+    return;
+  if (firstResult) {
+    if (nodes[*firstResult].reportedHostCompute)
+      return;
+    nodes[*firstResult].reportedHostCompute = true;
+  } else if (!resultlessHostComputeOps.insert(op).second) {
+    return;
+  }
+  HostComputeOps &group = hostComputeByStart[factsOf(id).starts.front()];
+  if (group.shown.size() <= kHostComputeOpsShown)
+    group.shown.push_back(op);
+  ++group.count;
+}
+
+//===----------------------------------------------------------------------===//
+// Slices: which ones XLA turns into host compute.
+//===----------------------------------------------------------------------===//
+
+bool Walk::isMadeOfSlicesOnly(unsigned id) const {
+  const Facts &facts = factsOf(id);
+  return !facts.unconditional && !facts.slices.empty();
+}
+
+unsigned Walk::getSliceId(Operation *slice) {
+  auto [it, inserted] = sliceIds.try_emplace(slice, sliceOps.size());
+  if (inserted)
+    sliceOps.push_back(slice);
+  return it->second;
+}
+
+void Walk::noteComputedOn(unsigned id, Operation *op) {
+  const Facts &facts = factsOf(id);
+  for (unsigned slice : facts.slices)
+    computedSlices.try_emplace(slice, op);
+  if (!facts.origins.empty())
+    computedOnInCallees.push_back({id, op});
+}
+
+void Walk::markSlicesComputedInCallees() {
+  // Without a slice there is nothing to mark, and a module with thousands
+  // of call sites would pay for walking them again.
+  if (sliceOps.empty())
+    return;
+  llvm::DenseMap<Block *, func::FuncOp> functionOfBlock;
+  llvm::DenseSet<std::pair<Operation *, unsigned>> markedArguments;
+  for (size_t i = 0; i < computedOnInCallees.size(); ++i) {
+    auto [id, use] = computedOnInCallees[i];
+    Block *block = nodes[id].value.getParentBlock();
+    auto [known, inserted] = functionOfBlock.try_emplace(block);
+    if (inserted)
+      known->second = block->getParent()->getParentOfType<func::FuncOp>();
+    func::FuncOp function = known->second;
+    if (!function)
+      continue;
+    auto it = callers.find(function.getSymNameAttr());
+    if (it == callers.end())
+      continue;
+    for (unsigned origin : factsOf(id).origins) {
+      if (!markedArguments.insert({function.getOperation(), origin}).second)
+        continue;
+      for (Operation *call : it->second) {
+        if (origin >= call->getNumOperands())
+          continue;
+        for (std::optional<unsigned> node =
+                 nodes.firstNodeOf(call->getOperand(origin));
+             node; node = nodes.nextPathNode(*node))
+          noteComputedOn(*node, use);
+      }
+    }
+  }
+}
+
+bool Walk::isHost(unsigned id) const {
+  const Facts &facts = factsOf(id);
+  return facts.unconditional || llvm::any_of(facts.slices, [&](unsigned slice) {
+           return computedSlices.count(slice);
+         });
+}
+
+std::optional<unsigned> Walk::findHostNode(Value value) const {
+  for (std::optional<unsigned> node = nodes.firstNodeOf(value); node;
+       node = nodes.nextPathNode(*node))
+    if (isHost(*node))
+      return *node;
+  return std::nullopt;
+}
+
+} // namespace hostoffload

@@ -1,0 +1,248 @@
+//===- Walk.h - follow host memory through the module -----------*- C++ -*-===//
+//
+// The worklist engine. It takes host memory from its starts along every use,
+// applying the rule OpRules gives for the op, into callees and back out of
+// them, until nothing changes; then it knows, for every value it reached,
+// whether the value is host memory, and which ops compute on host memory.
+//
+// Every node is created once, and a path is clamped to the tuple elements of
+// its value's type; a node is propagated again only when its facts grow,
+// which their caps bound, so the walk is linear in the size of the module.
+// Nothing recurses on the depth of the program.
+//
+// XLA flattens the call graph (one clone of a callee per call site) before it
+// traces, so a callee's result is host only at the call sites that pass host
+// memory in. Each node therefore remembers through which arguments of its
+// function the host memory came ("origins"), or that it is host whatever the
+// caller passes ("global": a start inside the function, or too many origins);
+// a callee's return then flows only to the call sites whose matching operand
+// is host.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef HOSTOFFLOAD_LIB_ANALYSIS_WALK_H
+#define HOSTOFFLOAD_LIB_ANALYSIS_WALK_H
+
+#include "Facts.h"
+#include "LargeArrayAllocator.h"
+#include "NodeTable.h"
+#include "OpRules.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/SymbolTable.h"
+#include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/DenseSet.h"
+#include "llvm/ADT/MapVector.h"
+#include "llvm/ADT/SmallVector.h"
+
+#include <optional>
+#include <utility>
+#include <vector>
+
+namespace hostoffload {
+
+/// Implicit host compute lists this many ops besides the first per start.
+inline constexpr size_t kHostComputeOpsShown = 4;
+
+/// The first ops computing on host memory from one start, and how many do.
+struct HostComputeOps {
+  llvm::SmallVector<mlir::Operation *, kHostComputeOpsShown + 1> shown;
+  size_t count = 0;
+};
+
+class Walk {
+public:
+  Walk(mlir::ModuleOp module, mlir::func::FuncOp entry, const OpRules &rules);
+  Walk(const Walk &) = delete;
+  Walk &operator=(const Walk &) = delete;
+
+  /// Records the callers of every function, makes room for every value of
+  /// the module, and returns the custom calls in program order. Called once,
+  /// before any start is added.
+  llvm::SmallVector<mlir::Operation *> collectOps();
+
+  /// Host memory starts at `value`, as start `startIndex` of the report.
+  void addStart(mlir::Value value, unsigned startIndex);
+
+  /// Follows host memory from the starts until nothing changes.
+  void run();
+
+  //===--------------------------------------------------------------------===//
+  // What the walk found, once it has run.
+  //===--------------------------------------------------------------------===//
+
+  const NodeTable &getNodes() const { return nodes; }
+  const PathTable &getPaths() const { return paths; }
+  const Facts &factsOf(const Node &node) const {
+    return factTable.get(node.facts);
+  }
+  const Facts &factsOf(unsigned id) const { return factsOf(nodes[id]); }
+
+  /// The first node reaching output `output` of the entry function, if any.
+  std::optional<unsigned> getOutputNode(unsigned output) const {
+    if (outputNodes[output] < 0)
+      return std::nullopt;
+    return static_cast<unsigned>(outputNodes[output]);
+  }
+
+  /// The first node of `value` that is host memory, if any.
+  std::optional<unsigned> findHostNode(mlir::Value value) const;
+
+  /// The first op computing on slice `slice`; null when XLA reads the slice
+  /// into device memory.
+  mlir::Operation *getSliceComputedOnBy(unsigned slice) const {
+    return computedSlices.lookup(slice);
+  }
+  mlir::Operation *getSliceOp(unsigned slice) const { return sliceOps[slice]; }
+
+  /// The ops reported as implicit host compute, by the start whose host
+  /// memory they compute on.
+  const llvm::MapVector<unsigned, HostComputeOps> &getHostComputeOps() const {
+    return hostComputeByStart;
+  }
+
+private:
+  //===--------------------------------------------------------------------===//
+  // The worklist (Walk.cpp).
+  //===--------------------------------------------------------------------===//
+
+  /// Adds `facts` to node `id`; queues the node when that changes anything.
+  void addFacts(unsigned id, unsigned facts, bool created);
+
+  /// Marks (value, pathId) as host, reached from node `from` through `via`,
+  /// with the facts `facts` (those of `from` unless given).
+  unsigned reach(mlir::Value value, unsigned pathId, unsigned from,
+                 mlir::Operation *via, StepKind step,
+                 std::optional<unsigned> facts = std::nullopt);
+  std::optional<unsigned>
+  reachResult(mlir::Operation *op, unsigned resultNumber, unsigned pathId,
+              unsigned from, StepKind step = StepKind::Through,
+              std::optional<unsigned> facts = std::nullopt);
+  void reachBlockArgument(mlir::Operation *op, unsigned regionNumber,
+                          unsigned argNumber, unsigned pathId, unsigned from);
+  /// Loop-carried value `index` of a while loop: the result, and the
+  /// argument of the condition (region 0) and of the body (region 1).
+  void reachLoopCarried(mlir::Operation *whileOp, unsigned index,
+                        unsigned pathId, unsigned from);
+
+  void propagate(unsigned id);
+  /// Applies the rule of `user` to host memory of node `id` entering it
+  /// through operand `operand`.
+  void propagateThroughUse(unsigned id, mlir::Operation *user,
+                           unsigned operand);
+
+  /// `op` computes on node `id` in host memory. Unless XLA rewrites the op
+  /// to compute on the sliced tensor instead (`usesSlices` false), that makes
+  /// every slice the node is made of host compute too.
+  void propagateThroughHostCompute(unsigned id, mlir::Operation *op,
+                                   bool usesSlices = true);
+  /// Records `op` for W1201 the first time host memory that no host compute
+  /// made (node `id`) enters it; `firstResult` is the node of its result 0.
+  void recordHostCompute(mlir::Operation *op, unsigned id,
+                         std::optional<unsigned> firstResult);
+
+  bool isMadeOfSlicesOnly(unsigned id) const;
+  unsigned getSliceId(mlir::Operation *slice);
+  /// Records that `op`, which is not data movement, uses node `id`: every
+  /// slice the node is made of becomes host compute, and so do the slices
+  /// of the callers' operands it came through (resolved after the walk, when
+  /// every call site is known).
+  void noteComputedOn(unsigned id, mlir::Operation *op);
+  void markSlicesComputedInCallees();
+  /// Whether the node is host memory once the walk is over: not made only of
+  /// slices XLA reads into device memory.
+  bool isHost(unsigned id) const;
+
+  //===--------------------------------------------------------------------===//
+  // Calls and returns (WalkCalls.cpp).
+  //===--------------------------------------------------------------------===//
+
+  void propagateIntoCallee(unsigned id, mlir::Operation *call,
+                           unsigned operand);
+  /// Host memory of node `returnNode`, returned as result `result` of a
+  /// callee, comes back from `call`, which passed it in from node
+  /// `callerNode`.
+  void returnToCall(mlir::Operation *call, unsigned result, unsigned returnNode,
+                    unsigned callerNode);
+  /// Host memory of node `id` enters argument `operand` of the last callee;
+  /// returns the argument's flow.
+  unsigned enterCallee(unsigned id, mlir::Operation *call, unsigned operand);
+  /// Host memory entered argument flow `flow` from `call`.
+  void recordCall(unsigned flow, mlir::Operation *call);
+  unsigned getArgumentFlow(mlir::Operation *function, unsigned argument);
+  void propagateOutOfFunction(unsigned id, mlir::Operation *terminator,
+                              unsigned operand);
+
+  mlir::ModuleOp module;
+  mlir::func::FuncOp entry;
+  const OpRules &rules;
+  mlir::SymbolTable symbolTable;
+  FactTable factTable;
+  PathTable paths;
+  NodeTable nodes;
+  LargeVector<unsigned> queue;
+  size_t queueHead = 0;
+
+  /// The call sites of each function, host compute calls aside.
+  llvm::DenseMap<mlir::StringAttr, llvm::SmallVector<mlir::Operation *, 1>>
+      callers;
+  /// The callee the walk entered last, and its body (null if it has none).
+  mlir::StringAttr lastCallee;
+  mlir::Block *lastCalleeBody = nullptr;
+  /// The last time host memory entered a callee's argument.
+  struct CalleeEntry {
+    mlir::Block *body = nullptr;
+    unsigned argument = 0;
+    unsigned pathId = 0;
+    unsigned callerFacts = 0;
+    /// The argument's node, and its facts right after.
+    unsigned node = 0;
+    unsigned nodeFacts = 0;
+    /// Entering left the node's facts as they were.
+    bool changesNothing = false;
+    /// The argument's flow.
+    unsigned flow = 0;
+  } lastEntry;
+
+  /// What flows through one argument of one function.
+  struct ArgumentFlow {
+    /// The (result number, node) pairs of the function's returns that carry
+    /// host memory coming through the argument.
+    llvm::SmallVector<std::pair<unsigned, unsigned>, 1> returns;
+    /// The first and last of the argument's `flowCalls`; -1 if none.
+    int firstCall = -1;
+    int lastCall = -1;
+  };
+  std::vector<ArgumentFlow> argumentFlows;
+  /// The call sites host memory entered an argument from, once for each time
+  /// the facts of the operand grew, linked per argument: (call, next entry of
+  /// the same argument or -1). One array for all, where thousands of
+  /// arguments entered from one call site each would take an allocation
+  /// each.
+  LargeVector<std::pair<mlir::Operation *, int>> flowCalls;
+  /// By (function, argument number).
+  llvm::DenseMap<std::pair<mlir::Operation *, unsigned>, unsigned>
+      argumentFlowIds;
+
+  /// The first node reaching each output of the entry function; -1 if none.
+  std::vector<int> outputNodes;
+  /// Ops without results reported as implicit host compute (the others are
+  /// marked on the node of their first result).
+  llvm::DenseSet<mlir::Operation *> resultlessHostComputeOps;
+  llvm::MapVector<unsigned, HostComputeOps> hostComputeByStart;
+
+  /// The slices reached, by id.
+  llvm::DenseMap<mlir::Operation *, unsigned> sliceIds;
+  std::vector<mlir::Operation *> sliceOps;
+  /// Slices XLA turns into host compute, with the first op computing on
+  /// their result.
+  llvm::DenseMap<unsigned, mlir::Operation *> computedSlices;
+  /// Nodes inside a function that host memory reached through its arguments
+  /// and that are computed on, with the op that does it.
+  std::vector<std::pair<unsigned, mlir::Operation *>> computedOnInCallees;
+};
+
+} // namespace hostoffload
+
+#endif // HOSTOFFLOAD_LIB_ANALYSIS_WALK_H

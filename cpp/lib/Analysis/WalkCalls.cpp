@@ -1,0 +1,136 @@
+//===- WalkCalls.cpp - host memory into callees and back out --------------===//
+//
+// A callee's result is host memory at a call site only when it is host
+// whatever the caller passes ("global" facts), or when the call site's
+// operand it came through is host memory. Host memory entering an argument is
+// recorded per argument ("flow"), with the call sites it entered from and the
+// returns it reached, so that each return goes back to those call sites
+// alone.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Walk.h"
+
+using namespace mlir;
+
+namespace hostoffload {
+
+void Walk::propagateIntoCallee(unsigned id, Operation *call, unsigned operand) {
+  if (rules.isHostComputeCall(call))
+    return;
+  FlatSymbolRefAttr callee = getCallee(call);
+  if (!callee)
+    return;
+  // Call sites in a row mostly call one function (a scan body, a layer).
+  if (callee.getAttr() != lastCallee) {
+    lastCallee = callee.getAttr();
+    auto function = symbolTable.lookup<func::FuncOp>(lastCallee);
+    lastCalleeBody =
+        function && !function.isExternal() ? &function.front() : nullptr;
+  }
+  if (!lastCalleeBody || operand >= lastCalleeBody->getNumArguments())
+    return;
+  unsigned flow = enterCallee(id, call, operand);
+  recordCall(flow, call);
+  // Returns already known to carry this argument now flow to this call.
+  for (auto [result, returnNode] : argumentFlows[flow].returns)
+    returnToCall(call, result, returnNode, id);
+}
+
+void Walk::returnToCall(Operation *call, unsigned result, unsigned returnNode,
+                        unsigned callerNode) {
+  reachResult(
+      call, result, nodes[returnNode].pathId, returnNode, StepKind::OutOfCallee,
+      factTable.outOfCallee(nodes[returnNode].facts, nodes[callerNode].facts));
+}
+
+// Merging facts is a function of the two facts: once entering from a node
+// with some facts and path left the argument's node as it was, entering it
+// again the same way changes nothing while that node stays so, which saves
+// call sites in a row the lookups.
+unsigned Walk::enterCallee(unsigned id, Operation *call, unsigned operand) {
+  const Node &caller = nodes[id];
+  bool sameArgument =
+      lastEntry.body == lastCalleeBody && lastEntry.argument == operand;
+  bool sameEntry = sameArgument && lastEntry.pathId == caller.pathId &&
+                   lastEntry.callerFacts == caller.facts &&
+                   nodes[lastEntry.node].facts == lastEntry.nodeFacts;
+  if (sameEntry && lastEntry.changesNothing)
+    return lastEntry.flow;
+  CalleeEntry entered{lastCalleeBody, operand, caller.pathId, caller.facts};
+  entered.flow = sameArgument
+                     ? lastEntry.flow
+                     : getArgumentFlow(lastCalleeBody->getParentOp(), operand);
+  entered.node =
+      reach(lastCalleeBody->getArgument(operand), caller.pathId, id, call,
+            StepKind::IntoCallee, factTable.intoCallee(caller.facts, operand));
+  entered.nodeFacts = nodes[entered.node].facts;
+  entered.changesNothing =
+      sameEntry && entered.nodeFacts == lastEntry.nodeFacts;
+  lastEntry = entered;
+  return entered.flow;
+}
+
+void Walk::recordCall(unsigned flow, Operation *call) {
+  int entered = static_cast<int>(flowCalls.size());
+  flowCalls.push_back({call, -1});
+  int &last = argumentFlows[flow].lastCall;
+  if (last < 0)
+    argumentFlows[flow].firstCall = entered;
+  else
+    flowCalls[last].second = entered;
+  last = entered;
+}
+
+unsigned Walk::getArgumentFlow(Operation *function, unsigned argument) {
+  auto [it, inserted] =
+      argumentFlowIds.try_emplace({function, argument}, argumentFlows.size());
+  if (inserted)
+    argumentFlows.emplace_back();
+  return it->second;
+}
+
+void Walk::propagateOutOfFunction(unsigned id, Operation *terminator,
+                                  unsigned operand) {
+  auto function = terminator->getParentOfType<func::FuncOp>();
+  if (!function)
+    return;
+  if (function == entry && operand < outputNodes.size() &&
+      outputNodes[operand] < 0)
+    outputNodes[operand] = static_cast<int>(id);
+  // Copies: reaching call results below grows the node and fact tables.
+  unsigned pathId = nodes[id].pathId;
+  Facts facts = factsOf(id);
+  // A node passes here again only when its facts grow, a bounded number of
+  // times, so the returns need no search for repeats (which would be
+  // quadratic in the results of a callee).
+  //
+  // Host memory that came through an argument returns only to the call
+  // sites it entered from; the others, whose operands are yet to be
+  // walked, take the return when they enter. Visiting only these leaves
+  // alone the thousands of call sites of a shared callee that host memory
+  // never reaches. Host memory made inside the function returns to every
+  // call site.
+  for (unsigned origin : facts.origins) {
+    unsigned flow = getArgumentFlow(function, origin);
+    argumentFlows[flow].returns.emplace_back(operand, id);
+    if (facts.global)
+      continue;
+    for (int call = argumentFlows[flow].firstCall; call >= 0;
+         call = flowCalls[call].second) {
+      Operation *callOp = flowCalls[call].first;
+      if (std::optional<unsigned> callerNode =
+              nodes.firstNodeOf(callOp->getOperand(origin)))
+        returnToCall(callOp, operand, id, *callerNode);
+    }
+  }
+  if (!facts.global)
+    return;
+  auto it = callers.find(function.getSymNameAttr());
+  if (it == callers.end())
+    return;
+  for (Operation *call : it->second)
+    reachResult(call, operand, pathId, id, StepKind::OutOfCallee);
+}
+
+} // namespace hostoffload

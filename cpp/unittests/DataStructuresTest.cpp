@@ -1,0 +1,278 @@
+//===- DataStructuresTest.cpp - the analysis's tables, tested alone -------===//
+//
+// Checks the rules of the facts lattice (Facts.h) and the node and path
+// tables (NodeTable.h) on values made for the test. Prints one line per
+// check that fails and a summary per group; exits 1 if any check failed.
+// test/lit/unit runs it.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Facts.h"
+#include "NodeTable.h"
+
+#include "mlir/IR/Block.h"
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/BuiltinTypes.h"
+#include "mlir/IR/MLIRContext.h"
+#include "mlir/IR/OperationSupport.h"
+#include "llvm/ADT/STLExtras.h"
+#include "llvm/Support/MathExtras.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <algorithm>
+#include <string>
+#include <vector>
+
+using namespace mlir;
+using namespace hostoffload;
+
+namespace {
+
+unsigned failures = 0;
+unsigned checks = 0;
+
+void check(bool condition, const std::string &what) {
+  ++checks;
+  if (condition)
+    return;
+  ++failures;
+  llvm::outs() << "FAILED: " << what << "\n";
+}
+
+/// Reports a group of checks, e.g. "fact table: 12 checks".
+class Group {
+public:
+  explicit Group(llvm::StringRef name)
+      : name(name), firstCheck(checks), firstFailure(failures) {}
+  ~Group() {
+    llvm::outs() << name << ": " << (checks - firstCheck) << " checks, "
+                 << (failures - firstFailure) << " failed\n";
+  }
+
+private:
+  llvm::StringRef name;
+  unsigned firstCheck, firstFailure;
+};
+
+std::vector<unsigned> sorted(llvm::ArrayRef<unsigned> items) {
+  std::vector<unsigned> copy(items.begin(), items.end());
+  llvm::sort(copy);
+  return copy;
+}
+
+/// The same facts as sets (lists in any order).
+bool sameAsSets(const Facts &a, const Facts &b) {
+  return sorted(a.starts) == sorted(b.starts) && a.moreStarts == b.moreStarts &&
+         sorted(a.origins) == sorted(b.origins) && a.global == b.global &&
+         a.unconditional == b.unconditional &&
+         sorted(a.slices) == sorted(b.slices);
+}
+
+void testFactLattice() {
+  Group group("fact table: lattice");
+  FactTable table;
+  unsigned a = table.forStart(0);
+  unsigned b = table.forStart(1);
+  check(table.forStart(0) == a, "equal facts are interned once");
+  check(a != b, "different starts have different facts");
+  check(table.get(a).global && table.get(a).unconditional,
+        "a start is host memory for every caller, unconditionally");
+
+  check(table.merge(a, a) == a, "merge is idempotent");
+  unsigned ab = table.merge(a, b);
+  check(table.merge(ab, b) == ab && table.merge(ab, a) == ab,
+        "merging facts already merged in changes nothing");
+  check(sameAsSets(table.get(ab), table.get(table.merge(b, a))),
+        "merge is commutative as sets below the caps");
+  check(sorted(table.get(ab).starts) == std::vector<unsigned>{0, 1},
+        "merge is the union of the starts");
+  unsigned c = table.forStart(2);
+  check(sameAsSets(table.get(table.merge(table.merge(a, b), c)),
+                   table.get(table.merge(a, table.merge(b, c)))),
+        "merge is associative as sets below the caps");
+
+  unsigned callee = table.intoCallee(ab, 3);
+  const Facts &entered = table.get(callee);
+  check(entered.starts == table.get(ab).starts,
+        "entering a callee keeps the starts");
+  check(entered.origins.size() == 1 && entered.origins[0] == 3 &&
+            !entered.global,
+        "entering a callee makes the argument the only origin");
+
+  unsigned sliced = table.throughSlice(a, 7);
+  check(!table.get(sliced).unconditional &&
+            table.get(sliced).slices.size() == 1 &&
+            table.get(sliced).slices[0] == 7,
+        "a slice's result is host memory on the slice's condition");
+  check(table.get(table.merge(sliced, a)).unconditional,
+        "merging unconditional facts makes a value unconditional");
+  check(table.throughHostCompute(a) == a,
+        "host compute on unconditional facts changes nothing");
+  const Facts &computed = table.get(table.throughHostCompute(sliced));
+  check(computed.unconditional && computed.slices.empty(),
+        "host compute makes facts unconditional");
+
+  unsigned conditionalInCallee = table.throughSlice(callee, 9);
+  const Facts &returned = table.get(table.outOfCallee(conditionalInCallee, b));
+  check(returned.starts == table.get(b).starts && returned.global,
+        "a return takes the call site operand's starts and origins");
+  check(!returned.unconditional && returned.slices.size() == 1 &&
+            returned.slices[0] == 9,
+        "a return keeps the callee's slice condition");
+  check(table.outOfCallee(callee, b) == b,
+        "an unconditional return is the call site operand's facts");
+}
+
+void testFactCaps() {
+  Group group("fact table: caps");
+  FactTable table;
+  unsigned merged = table.forStart(0);
+  for (unsigned start = 1; start <= kMaxStartsPerNode; ++start)
+    merged = table.merge(merged, table.forStart(start));
+  const Facts &starts = table.get(merged);
+  check(starts.starts.size() == kMaxStartsPerNode && starts.moreStarts,
+        "past the cap, starts are summarized as more starts");
+  check(!llvm::is_contained(starts.starts, kMaxStartsPerNode),
+        "the first starts to arrive are kept");
+  check(table.merge(merged, table.forStart(kMaxStartsPerNode + 5)) == merged,
+        "past the cap, more starts change nothing");
+
+  unsigned start = table.forStart(0);
+  unsigned origins = table.intoCallee(start, 0);
+  for (unsigned argument = 1; argument < kMaxOriginsPerNode; ++argument)
+    origins = table.merge(origins, table.intoCallee(start, argument));
+  check(table.get(origins).origins.size() == kMaxOriginsPerNode &&
+            !table.get(origins).global,
+        "up to the cap, origins are listed");
+  origins = table.merge(origins, table.intoCallee(start, kMaxOriginsPerNode));
+  check(table.get(origins).global,
+        "past the cap, a value is host memory for every caller");
+
+  unsigned slices = table.throughSlice(start, 0);
+  for (unsigned slice = 1; slice < kMaxSlicesPerNode; ++slice)
+    slices = table.merge(slices, table.throughSlice(start, slice));
+  check(!table.get(slices).unconditional &&
+            table.get(slices).slices.size() == kMaxSlicesPerNode,
+        "up to the cap, slices are listed");
+  slices = table.merge(slices, table.throughSlice(start, kMaxSlicesPerNode));
+  check(table.get(slices).unconditional && table.get(slices).slices.empty(),
+        "past the cap, a value made of slices is host memory outright");
+}
+
+/// Values to key the node table with: the results of ops of an unregistered
+/// dialect in one block.
+class Values {
+public:
+  Values(MLIRContext &context, unsigned count) {
+    OpBuilder builder(&context);
+    builder.setInsertionPointToEnd(&block);
+    OperationState state(UnknownLoc::get(&context), "test.value");
+    state.addTypes(builder.getI32Type());
+    for (unsigned i = 0; i < count; ++i)
+      values.push_back(builder.create(state)->getResult(0));
+  }
+
+  std::vector<Value> values;
+
+private:
+  Block block;
+};
+
+void testNodeTable(MLIRContext &context) {
+  Group group("node table");
+  Values made(context, 3);
+  Value first = made.values[0], second = made.values[1];
+  NodeTable nodes;
+  check(!nodes.firstNodeOf(first), "an empty table finds no node");
+  bool created;
+  unsigned id = nodes.getOrCreate(first, 0, created);
+  check(created && id == 0 && nodes.size() == 1, "a new value gets node 0");
+  check(nodes.getOrCreate(first, 0, created) == id && !created,
+        "the same value and path find the same node");
+  check(nodes.firstNodeOf(first) == id, "the value finds its first node");
+  check(!nodes.firstNodeOf(second), "another value has no node");
+
+  unsigned atOne = nodes.getOrCreate(first, 1, created);
+  unsigned atTwo = nodes.getOrCreate(first, 2, created);
+  check(created && atOne != id && atTwo != atOne,
+        "each path of a value gets its own node");
+  check(nodes.firstNodeOf(first) == id, "the first node stays first");
+  check(nodes.nextPathNode(id) == atOne && nodes.nextPathNode(atOne) == atTwo &&
+            !nodes.nextPathNode(atTwo),
+        "the paths of a value are chained in the order they came");
+  check(nodes.getOrCreate(first, 1, created) == atOne && !created,
+        "a path already there is found");
+  check(nodes[atTwo].value == first && nodes[atTwo].pathId == 2,
+        "a node keeps its value and path");
+  check(nodes.getOrCreate(second, 1, created) == 3 && created &&
+            nodes.firstNodeOf(second) == 3,
+        "another value's first node may be at any path");
+}
+
+void testFirstNodeTableGrowth(MLIRContext &context) {
+  Group group("first node table: growth");
+  constexpr unsigned kCount = 5000;
+  Values made(context, kCount);
+  LargeVector<Node> nodes;
+  FirstNodeTable table(nodes);
+  bool inserted = false;
+  for (unsigned i = 0; i < kCount; ++i) {
+    nodes.emplace_back(made.values[i], 0);
+    table.insert(made.values[i], i, inserted);
+    if (!inserted)
+      break;
+  }
+  check(inserted && table.getSize() == kCount, "every new value is inserted");
+  check(table.getCapacity() >= 2 * table.getSize(),
+        "the table stays at most half full");
+  check(llvm::isPowerOf2_64(table.getCapacity()),
+        "the capacity is a power of two");
+  bool allFound = true;
+  for (unsigned i = 0; i < kCount; ++i)
+    allFound &= table.find(made.values[i]) == i;
+  check(allFound, "every value finds its node after the table grew");
+  check(table.insert(made.values[42], kCount, inserted) == 42 && !inserted,
+        "inserting a value again returns its node");
+}
+
+void testPathTable(MLIRContext &context) {
+  Group group("path table");
+  PathTable paths;
+  check(paths.intern({}) == 0 && paths.get(0).empty(),
+        "path 0 is the whole value");
+  unsigned id = paths.intern({1, 2});
+  check(paths.intern({1, 2}) == id && id != 0, "equal paths are interned once");
+  check(paths.intern({2, 1}) != id, "the order of indices matters");
+  check(paths.get(id) == llvm::ArrayRef<int64_t>({1, 2}),
+        "a path keeps its indices");
+
+  Type i32 = IntegerType::get(&context, 32);
+  Type inner = TupleType::get(&context, {i32, i32});
+  Type outer = TupleType::get(&context, {inner, i32});
+  check(PathTable::clampToType(outer, {0, 1}).size() == 2,
+        "a path into the type is kept");
+  check(PathTable::clampToType(outer, {0, 1, 0}).size() == 2,
+        "indices past a tensor are dropped");
+  check(PathTable::clampToType(outer, {2}).empty() &&
+            PathTable::clampToType(outer, {-1}).empty(),
+        "an element the tuple lacks is the whole tuple");
+  check(PathTable::clampToType(i32, {0}).empty(), "a tensor has no elements");
+}
+
+} // namespace
+
+int main() {
+  MLIRContext context;
+  context.allowUnregisteredDialects();
+  testFactLattice();
+  testFactCaps();
+  testNodeTable(context);
+  testFirstNodeTableGrowth(context);
+  testPathTable(context);
+  if (failures != 0) {
+    llvm::outs() << failures << " of " << checks << " checks failed\n";
+    return 1;
+  }
+  llvm::outs() << "all " << checks << " checks passed\n";
+  return 0;
+}

@@ -1,0 +1,185 @@
+"""The report format is declared once, in ``python/hostoffload/report.schema.json``: what the
+C API writes, what :meth:`Report.to_json` writes back, and the fields of the dataclasses of
+:mod:`hostoffload.report` must all agree with it; so must the codes and the path split the
+analysis hands over as data."""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from conftest import DIFFERENTIAL_DIR, EXAMPLE, REPO_ROOT
+from jsonschema import Draft202012Validator
+
+from hostoffload import Report
+from hostoffload.diagnostic import Diagnostic, Location, Note
+from hostoffload.mlir import ir
+from hostoffload.mlir._mlir_libs import _hostoffload
+from hostoffload.report import Finding, Fix, PathStep, Start
+
+SCHEMA: dict[str, Any] = json.loads(
+    (REPO_ROOT / "python" / "hostoffload" / "report.schema.json").read_text()
+)
+VALIDATOR = Draft202012Validator(SCHEMA)
+MODULES = sorted(DIFFERENTIAL_DIR.glob("*.mlir")) + [EXAMPLE]
+
+# Each dataclass and the definition of the schema it reads and writes.
+DEFINITIONS = {
+    Start: "start",
+    PathStep: "pathStep",
+    Fix: "fix",
+    Finding: "finding",
+    Location: "location",
+    Note: "note",
+    Diagnostic: "error",
+}
+
+# A module without a function: the analysis cannot run.
+NO_ENTRY = '"builtin.module"() ({\n}) : () -> ()\n'
+
+
+def analyze(path: Path, *, strict: bool = False) -> tuple[bool, str]:
+    """The C API's JSON for the module at ``path``, parsed as ``path`` names it."""
+    with ir.Context() as context:
+        context.enable_multithreading(False)
+        module, errors = _hostoffload.parse(context, path.read_bytes(), str(path).encode())
+        assert module is not None, errors
+        return _hostoffload.analyze(module.operation, "", strict, True)
+
+
+def reports() -> Iterator[tuple[tuple[Path, bool], dict[str, Any]]]:
+    for path in MODULES:
+        for strict in (False, True):
+            succeeded, text = analyze(path, strict=strict)
+            assert succeeded, text
+            yield (path, strict), json.loads(text)
+
+
+# The C API's reports of every module, without and with strict.
+REPORTS_BY_INPUT = dict(reports())
+REPORTS = list(REPORTS_BY_INPUT.values())
+
+
+def errors_of(report: dict[str, Any]) -> list[str]:
+    return [error.message for error in VALIDATOR.iter_errors(report)]
+
+
+def properties(definition: str) -> set[str]:
+    return set(SCHEMA["$defs"][definition]["properties"])
+
+
+def test_the_schema_is_valid_draft_2020_12() -> None:
+    Draft202012Validator.check_schema(SCHEMA)
+
+
+def test_the_suite_has_every_kind_of_finding_field() -> None:
+    """The reports below exercise the schema: errors and warnings, tuple outputs, several
+    starts, long paths and both fixes all occur."""
+    findings = [finding for report in REPORTS for finding in report["findings"]]
+    assert {finding["severity"] for finding in findings} == {"error", "warning"}
+    assert any(finding["tuple_index"] for finding in findings)
+    assert any(len(finding["starts"]) > 1 for finding in findings)
+    assert any(finding["path_steps_omitted"] for finding in findings)
+    assert {fix["strategy"] for finding in findings for fix in finding["fixes"]} == {
+        "host",
+        "device",
+    }
+
+
+@pytest.mark.parametrize("path", MODULES, ids=lambda path: path.stem)
+def test_the_c_api_writes_reports_of_the_schema(path: Path) -> None:
+    for strict in (False, True):
+        assert errors_of(REPORTS_BY_INPUT[path, strict]) == []
+
+
+def test_report_to_json_writes_the_schema() -> None:
+    for report in REPORTS:
+        written = json.loads(Report.from_json({**report, "source": "model.mlir"}).to_json())
+        assert errors_of(written) == []
+
+
+def test_failed_analyses_and_parses_follow_the_schema() -> None:
+    with ir.Context() as context:
+        context.enable_multithreading(False)
+        module, _ = _hostoffload.parse(context, NO_ENTRY.encode())
+        succeeded, analysis = _hostoffload.analyze(module.operation, "", False, True)
+        assert not succeeded
+        unparsed, parse_errors = _hostoffload.parse(context, b'"builtin.module"() ({')
+        assert unparsed is None
+    for text in (analysis, parse_errors):
+        assert errors_of(json.loads(text)) == []
+
+
+def test_a_field_the_schema_lacks_fails_validation() -> None:
+    """The schema is closed: a field the C API starts writing must be declared."""
+    report = next(report for report in REPORTS if report["findings"])
+    assert errors_of(report) == []
+    changed = {**report, "findings": [{**report["findings"][0], "new_field": 1}]}
+    assert errors_of(changed) != []
+
+
+@pytest.mark.parametrize("cls", DEFINITIONS, ids=lambda cls: cls.__name__)
+def test_dataclass_fields_are_the_schema_properties(cls: type) -> None:
+    fields = {field.name for field in dataclasses.fields(cls)}
+    assert fields == properties(DEFINITIONS[cls])
+
+
+def test_report_fields_are_the_schema_properties() -> None:
+    """A report's ``errors`` are always empty: a failed analysis raises instead."""
+    fields = {field.name for field in dataclasses.fields(Report)}
+    assert fields == properties("report") - {"errors"}
+
+
+def test_codes_in_reports_are_in_the_table_of_codes() -> None:
+    table = {code: severity for code, severity, _, _ in _hostoffload.finding_codes()}
+    for report in REPORTS:
+        for finding in report["findings"]:
+            assert table[finding["code"]] == finding["severity"]
+
+
+def test_the_table_of_codes_is_consistent() -> None:
+    rows = _hostoffload.finding_codes()
+    codes = [code for code, _, _, _ in rows]
+    assert len(set(codes)) == len(codes)
+    for code, severity, description, strict_form_of in rows:
+        assert severity == ("error" if code.startswith("E") else "warning")
+        assert description and "\n" not in description
+        assert strict_form_of is None or strict_form_of in codes
+    assert ("E1201", "error") in [(code, severity) for code, severity, _, _ in rows]
+
+
+def test_long_paths_show_the_constant_number_of_steps_at_each_end() -> None:
+    at_each_end = _hostoffload.PATH_STEPS_AT_EACH_END
+    for report in REPORTS:
+        for finding in report["findings"]:
+            if finding["path_steps_omitted"]:
+                assert len(finding["path"]) == 2 * at_each_end
+            else:
+                assert len(finding["path"]) <= 2 * at_each_end
+
+
+def test_the_parser_names_locations_after_the_buffer() -> None:
+    """Locations the parser makes (for ops without one) carry the name given to parse."""
+    text = (
+        '"builtin.module"() ({\n'
+        '  "func.func"() <{arg_attrs = [{mhlo.memory_kind = "pinned_host"}], '
+        "function_type = (tensor<8xf32>) -> tensor<8xf32>, "
+        'res_attrs = [{mhlo.memory_kind = "device"}], sym_name = "main"}> ({\n'
+        "  ^bb0(%arg0: tensor<8xf32>):\n"
+        '    "func.return"(%arg0) : (tensor<8xf32>) -> ()\n'
+        "  }) : () -> ()\n"
+        "}) : () -> ()\n"
+    )
+    with ir.Context() as context:
+        context.enable_multithreading(False)
+        module, errors = _hostoffload.parse(context, text.encode(), b"model.mlir")
+        assert module is not None, errors
+        _, report = _hostoffload.analyze(module.operation, "", False, True)
+    (finding,) = json.loads(report)["findings"]
+    assert finding["code"] == "E1200"
+    locations = [finding["location"], *(note["location"] for note in finding["notes"])]
+    assert {location["file"] for location in locations} == {"model.mlir"}
