@@ -1,0 +1,316 @@
+"""Where a user waits on real JAX programs: the models of ``bench/models.py`` at each size.
+
+For every model, variant (``ok``, ``e1200``) and size it reports, in one run:
+
+- JAX's lowering (``jax.jit(step).trace(*args).lower(lowering_platforms=("tpu",))``) and the
+  module's op count;
+- ``hostoffload.check(lowered)`` end to end, and the same steps timed one by one: ``print``
+  (jaxlib prints the generic text), ``parse`` (our MLIR parses it), ``analysis`` (the C++
+  analysis writing its JSON), ``report`` (the JSON decoded into a ``Report``); and, for the
+  ideas of issue 20, the print without debug information and the report built with Python's
+  cyclic GC off;
+- the findings: how many, their JSON's size, and how much of it is notes repeating their
+  finding's location;
+- ``offload-opt`` on the generic text: MLIR's parse and the check pass (``--mlir-timing``),
+  with its peak RSS; the peak RSS of the measuring process after lowering and after checking;
+- with ``--xla``, XLA:TPU's time from the text to its verdict (needs libtpu, one process at a
+  time: the differential harness's lock is held meanwhile).
+
+Each size is measured in a fresh process (so peak RSS is that size's); ``--repeat N`` repeats
+every check and offload-opt measurement N times and reports the median. Run from the
+repository root::
+
+    python -m bench.models_run                          # 10k, 100k, 1M ops, every model
+    python -m bench.models_run --sizes 10000 --repeat 3 --json out.json
+    python -m bench.models_run --smoke                  # 2k ops, what the test suite runs
+"""
+
+from __future__ import annotations
+
+import argparse
+import fcntl
+import gc
+import json
+import resource
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from bench.run import REPO_ROOT, timings, xla_compile
+
+# The differential harness's lock (tools/differential/run.py): held while libtpu runs.
+LIBTPU_USERS_LOCK = Path.home() / ".cache" / "hostoffload" / "differential.lock"
+SMOKE_OPS = 2000
+
+
+# A child of this process (which holds JAX and the lowering) would start from its peak RSS:
+# Linux carries the peak over fork and exec. A small Python in between runs offload-opt.
+RSS_LAUNCHER = """
+import os, subprocess, sys
+process = subprocess.Popen(sys.argv[1:], stdout=subprocess.DEVNULL)
+_, status, usage = os.wait4(process.pid, 0)
+print(usage.ru_maxrss / 1024, os.waitstatus_to_exitcode(status))
+"""
+
+
+def run_offload_opt(command: list[str]) -> tuple[str, float]:
+    """Runs ``command`` (offload-opt); returns its stderr and its own peak RSS in MB."""
+    launcher = subprocess.run(
+        [sys.executable, "-S", "-c", RSS_LAUNCHER, *command], capture_output=True, text=True
+    )
+    rss_mb, exit_code = launcher.stdout.split()
+    if int(exit_code) not in (0, 1):
+        raise RuntimeError(f"{command} failed with {exit_code}:\n{launcher.stderr[-2000:]}")
+    return launcher.stderr, float(rss_mb)
+
+
+def median_of(repeat: int, step: Callable[[], Any]) -> tuple[float, Any]:
+    """The median seconds of ``repeat`` runs of ``step``, and its last result."""
+    seconds, result = [], None
+    for _ in range(repeat):
+        started = time.perf_counter()
+        result = step()
+        seconds.append(time.perf_counter() - started)
+    return statistics.median(seconds), result
+
+
+def peak_rss_mb() -> float:
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+
+
+def findings_size(text: str) -> dict[str, int]:
+    """How large the analysis' findings are, and how much of them is notes repeating the
+    location of their finding."""
+    data = json.loads(text)
+    repeated = sum(
+        len(json.dumps(note["location"], separators=(",", ":")))
+        for finding in data.get("findings", [])
+        for note in finding["notes"]
+        if note["location"] == finding["location"]
+    )
+    return {
+        "findings": len(data.get("findings", [])),
+        "e1200": sum(f["code"] == "E1200" for f in data.get("findings", [])),
+        "notes": sum(len(f["notes"]) for f in data.get("findings", [])),
+        "json_bytes": len(text.encode()),
+        "repeated_location_bytes": repeated,
+    }
+
+
+def measure_one(
+    model_name: str, variant: str, units: int, repeat: int, out: Path
+) -> dict[str, Any]:
+    """Every measurement of one model at one size, in this process."""
+    import hostoffload
+    from bench.models import MODELS, count_ops
+    from hostoffload import _convert, _source
+    from hostoffload.mlir._mlir_libs import _hostoffload
+    from hostoffload.report import Report
+
+    started = time.perf_counter()
+    lowered = MODELS[model_name].lower(variant, units)
+    lower_s = time.perf_counter() - started
+    rss_lowered = peak_rss_mb()
+    ops = count_ops(lowered)
+
+    check_s, report = median_of(repeat, lambda: hostoffload.check(lowered))
+    rss_checked = peak_rss_mb()
+    print_s, generic = median_of(repeat, lambda: _convert.lowered_to_generic(lowered))
+    print_plain_s, _ = median_of(
+        repeat,
+        lambda: lowered.compiler_ir("stablehlo").operation.get_asm(
+            binary=True, print_generic_op_form=True, enable_debug_info=False
+        ),
+    )
+    parts: dict[str, list[float]] = {}
+    text = ""
+    for _ in range(repeat):
+        with _source.new_context() as context:
+            started = time.perf_counter()
+            module = _source._parse_generic(generic, None, context)
+            parsed = time.perf_counter()
+            _, text = _hostoffload.analyze(module.operation, "", False, True)
+            analysed = time.perf_counter()
+            del module
+            context_started = time.perf_counter()
+        ended = time.perf_counter()
+        Report.from_analysis(text)
+        reported = time.perf_counter()
+        gc.disable()
+        Report.from_analysis(text)
+        reported_without_gc = time.perf_counter()
+        gc.enable()
+        json.loads(text)
+        decoded = time.perf_counter()
+        for key, value in {
+            "parse_s": parsed - started,
+            "analysis_s": analysed - parsed,
+            "teardown_s": ended - context_started,
+            "report_s": reported - ended,
+            "report_no_gc_s": reported_without_gc - reported,
+            "json_decode_s": decoded - reported_without_gc,
+        }.items():
+            parts.setdefault(key, []).append(value)
+
+    path = out / f"{model_name}-{variant}-{units}.mlir"
+    path.write_bytes(generic)
+    offload_opt = shutil.which("offload-opt") or sys.exit("offload-opt is not on PATH")
+    opt: dict[str, list[float]] = {}
+    opt_e1200 = set()
+    for _ in range(repeat):
+        parse_err, _ = run_offload_opt([offload_opt, str(path), "--mlir-timing", "-o", "/dev/null"])
+        command = [
+            offload_opt,
+            str(path),
+            "--host-offload-check",
+            "--mlir-timing",
+            "-o",
+            "/dev/null",
+        ]
+        check_err, rss_opt = run_offload_opt(command)
+        opt_e1200.add(check_err.count("error: E1200"))
+        opt.setdefault("opt_parse_s", []).append(timings(parse_err)["Parser"][0])
+        opt.setdefault("opt_pass_s", []).append(timings(check_err)["HostOffloadCheckPass"][0])
+        opt.setdefault("opt_check_parse_s", []).append(timings(check_err)["Parser"][0])
+        opt.setdefault("opt_rss_mb", []).append(rss_opt)
+    return {
+        "model": model_name,
+        "variant": variant,
+        "units": units,
+        "ops": ops,
+        "text_mb": len(generic) / 2**20,
+        "lower_s": lower_s,
+        "check_s": check_s,
+        "print_s": print_s,
+        "print_no_debug_info_s": print_plain_s,
+        **{key: statistics.median(values) for key, values in parts.items()},
+        **{key: statistics.median(values) for key, values in opt.items()},
+        "rss_lowered_mb": rss_lowered,
+        "rss_checked_mb": rss_checked,
+        "report_ok": report.ok,
+        "report_e1200": sum(f.code == "E1200" for f in report.findings),
+        "offload_opt_e1200": sorted(opt_e1200),
+        **findings_size(text),
+        "module": str(path),
+    }
+
+
+def libtpu_python(given: str | None) -> str:
+    """The Python that times XLA:TPU; exits with what to do when it has no libtpu."""
+    python = given or sys.executable
+    probe = subprocess.run(
+        [
+            python,
+            "-c",
+            "import importlib.util, sys; sys.exit(importlib.util.find_spec('libtpu') is None)",
+        ],
+        capture_output=True,
+    )
+    if probe.returncode != 0:
+        sys.exit(
+            f"--xla needs libtpu, which {python} cannot import: pip install libtpu==0.0.42.1 "
+            "(or pass --xla-python, a Python with hostoffload's [oracle] extra)"
+        )
+    return python
+
+
+def xla_seconds(python: str, path: Path) -> tuple[float | None, str]:
+    """XLA:TPU on ``path``, holding the differential harness's lock so that no other libtpu
+    process runs at the same time."""
+    LIBTPU_USERS_LOCK.parent.mkdir(parents=True, exist_ok=True)
+    with LIBTPU_USERS_LOCK.open("w") as handle:
+        fcntl.flock(handle, fcntl.LOCK_EX)
+        return xla_compile(python, path)
+
+
+def table(rows: list[dict[str, Any]]) -> str:
+    lines = [
+        "| model | variant | ops | lower s | check s | check/lower | print | parse | analysis "
+        "| report | report/check | opt parse s | opt pass/parse | findings (KB, repeated loc) "
+        "| RSS MB (lowered, checked, opt) | XLA:TPU s | verdict |",
+        "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|",
+    ]
+    for r in rows:
+        xla = "" if r.get("xla_s") is None else f"{r['xla_s']:.1f} ({r['xla_status']})"
+        if r.get("xla_s") is None and r.get("xla_status"):
+            xla = r["xla_status"]
+        expected = (r["report_e1200"] > 0) == (r["variant"] == "e1200")
+        verdict = f"{r['report_e1200']} E1200" + ("" if expected else " UNEXPECTED")
+        repeated = r["repeated_location_bytes"] / r["json_bytes"] if r["json_bytes"] else 0
+        lines.append(
+            f"| {r['model']} | {r['variant']} | {r['ops']:,} | {r['lower_s']:.2f} | "
+            f"{r['check_s']:.3f} | {r['check_s'] / r['lower_s']:.2f} | {r['print_s']:.3f} | "
+            f"{r['parse_s']:.3f} | {r['analysis_s']:.3f} | {r['report_s']:.3f} | "
+            f"{r['report_s'] / r['check_s']:.2f} | {r['opt_parse_s']:.3f} | "
+            f"{r['opt_pass_s'] / r['opt_parse_s']:.3f} | {r['findings']} "
+            f"({r['json_bytes'] / 1024:.0f}, {repeated:.0%}) | {r['rss_lowered_mb']:.0f}, "
+            f"{r['rss_checked_mb']:.0f}, {r['opt_rss_mb']:.0f} | {xla} | {verdict} |"
+        )
+    return "\n".join(lines)
+
+
+def main() -> None:
+    from bench.models import MODELS, VARIANTS
+
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--sizes", default="10000,100000,1000000", help="ops, comma-separated")
+    parser.add_argument("--models", nargs="+", default=list(MODELS), choices=list(MODELS))
+    parser.add_argument("--variants", nargs="+", default=list(VARIANTS), choices=list(VARIANTS))
+    parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--smoke", action="store_true", help=f"{SMOKE_OPS} ops, one repeat")
+    parser.add_argument("--json", type=Path, help="also write the measurements here")
+    parser.add_argument("--data", type=Path, help="keep the generic text of each model here")
+    parser.add_argument("--xla", action="store_true", help="also time XLA:TPU (needs libtpu)")
+    parser.add_argument("--xla-python", help="the Python with libtpu for --xla (default: this)")
+    parser.add_argument(
+        "--one", nargs=4, metavar=("MODEL", "VARIANT", "UNITS", "OUT"), help=argparse.SUPPRESS
+    )
+    args = parser.parse_args()
+
+    if args.one:
+        model, variant, units, out = args.one
+        print(json.dumps(measure_one(model, variant, int(units), args.repeat, Path(out))))
+        return
+    if shutil.which("offload-opt") is None:
+        sys.exit("offload-opt is not on PATH: pip install . first")
+    xla_python = libtpu_python(args.xla_python) if args.xla else None
+    sizes = [SMOKE_OPS] if args.smoke else [int(size) for size in args.sizes.split(",")]
+    repeat = 1 if args.smoke else args.repeat
+    started = time.perf_counter()
+    rows = []
+    with tempfile.TemporaryDirectory(prefix="hostoffload-models-") as scratch:
+        out = args.data or Path(scratch)
+        out.mkdir(parents=True, exist_ok=True)
+        for name in args.models:
+            for ops in sizes:
+                units = MODELS[name].units_for(ops)
+                for variant in args.variants:
+                    command = [sys.executable, "-m", "bench.models_run", "--repeat", str(repeat)]
+                    command += ["--one", name, variant, str(units), str(out)]
+                    child = subprocess.run(command, capture_output=True, text=True, cwd=REPO_ROOT)
+                    if child.returncode != 0:
+                        failed = f"measuring {name} {variant} at {ops} ops failed"
+                        sys.exit(f"{failed}:\n{child.stderr[-3000:]}")
+                    row = json.loads(child.stdout.splitlines()[-1])
+                    if xla_python:
+                        row["xla_s"], row["xla_status"] = xla_seconds(
+                            xla_python, Path(row["module"])
+                        )
+                    if args.data is None:
+                        Path(row["module"]).unlink()
+                    rows.append(row)
+                    print(f"{name} {variant} {row['ops']:,} ops done", file=sys.stderr, flush=True)
+    print(table(rows))
+    print(f"\n{len(rows)} measurements in {time.perf_counter() - started:.0f} s")
+    if args.json:
+        args.json.write_text(json.dumps(rows, indent=1))
+
+
+if __name__ == "__main__":
+    main()
