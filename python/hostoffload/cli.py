@@ -20,7 +20,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from hostoffload import __version__, _forms, api, github, sarif
-from hostoffload.codes import CODES
+from hostoffload.codes import codes
 from hostoffload.diagnostic import InputError
 from hostoffload.report import Report
 
@@ -155,9 +155,9 @@ def _add_ignore(parser: argparse.ArgumentParser) -> None:
 
 def _code(text: str) -> str:
     code = text.strip().upper()
-    if code not in CODES:
+    if code not in codes():
         raise argparse.ArgumentTypeError(
-            f"unknown code {text!r}; the codes are {', '.join(CODES)} (docs/diagnostics.md)"
+            f"unknown code {text!r}; the codes are {', '.join(codes())} (docs/diagnostics.md)"
         )
     return code
 

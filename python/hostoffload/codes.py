@@ -1,9 +1,10 @@
-"""The diagnostic codes of the check: what each means, in one table.
+"""The diagnostic codes of the check, as the analysis declares them.
 
-docs/diagnostics.md describes the same codes for readers; the SARIF rules, the ``--ignore``
-option and the reports' help links read this table. The codes are explained on the page that
-the ``Diagnostics`` project URL of the installed package names (``[project.urls]`` in
-pyproject.toml), so that the address is written down once.
+The table is the C++ one (``cpp/include/hostoffload/FindingCodes.def``), read through the
+extension; docs/diagnostics.md describes the same codes for readers. The SARIF rules, the
+``--ignore`` option and the GitHub annotations read it here. The codes are explained on the
+page that the ``Diagnostics`` project URL of the installed package names (``[project.urls]``
+in pyproject.toml), so that the address is written down once.
 """
 
 from __future__ import annotations
@@ -11,7 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from functools import cache
 from importlib.metadata import PackageNotFoundError, metadata
-from typing import Literal
+from typing import Literal, cast
 
 Severity = Literal["error", "warning"]
 
@@ -20,86 +21,33 @@ DIAGNOSTICS_URL_LABEL = "Diagnostics"
 
 @dataclass(frozen=True)
 class Code:
-    """One diagnostic code: its default severity, a one-line summary and the full rule."""
+    """One diagnostic code: its severity, what it means in one line, and the code it replaces
+    under ``strict`` (E1201 replaces W1201), if any."""
 
     code: str
     severity: Severity
     summary: str
-    description: str
+    strict_form_of: str | None
+
+    @property
+    def description(self) -> str:
+        """The summary as a paragraph, for SARIF's ``fullDescription``."""
+        text = f"{self.summary}."
+        if self.strict_form_of is not None:
+            text += f" Reported instead of {self.strict_form_of} under strict mode."
+        return f"{text} docs/diagnostics.md explains the rule, the notes and the fixes."
 
 
-CODES: dict[str, Code] = {
-    code.code: code
-    for code in (
-        Code(
-            "E1200",
-            "error",
-            "A tensor moved to host memory reaches an entry output not declared pinned_host",
-            "XLA's HostOffloader rejects a program in which a tensor that is in host memory (an "
-            'entry argument declared mhlo.memory_kind = "pinned_host", or the result of a move '
-            "to host) reaches an output of the entry computation that is declared device memory. "
-            "Declare the output pinned_host, or move the value back to device memory before "
-            "returning it.",
-        ),
-        Code(
-            "E1201",
-            "error",
-            "A device op computes on host memory and strict mode forbids host compute",
-            "W1201 under strict mode, as XLA reports it when automatic host compute offload is "
-            "disabled (xla_disable_automatic_host_compute_offload).",
-        ),
-        Code(
-            "W1201",
-            "warning",
-            "A device op computes on host memory: XLA converts it to host compute",
-            "An op that is not a move computes on a tensor in host memory. XLA accepts this and "
-            "runs the op on the host, which is usually slower than moving the tensor to device "
-            "memory first. One warning per start of host memory, at the first such op.",
-        ),
-        Code(
-            "W1202",
-            "warning",
-            "The only output is a move to host of a device tensor: XLA copies it to host although "
-            "the output is declared device",
-            "XLA special-cases an entry computation whose root is a move to host: it copies the "
-            "tensor to host memory without an error, although the output is declared device "
-            "memory.",
-        ),
-        Code(
-            "W1203",
-            "warning",
-            "A move to host whose result is never used",
-            "A move to host memory whose result no op uses: the move has no effect.",
-        ),
-        Code(
-            "W1204",
-            "warning",
-            "An unknown or non-string memory kind or buffer placement",
-            "An mhlo.memory_kind (on an argument or a result) or an _xla_buffer_placement that "
-            "is not a string or names no memory kind XLA knows; XLA ignores it.",
-        ),
-        Code(
-            "W1205",
-            "warning",
-            "An annotation custom call without exactly one operand and one result",
-            "A memory annotation custom call that does not have exactly one operand and one "
-            "result; XLA fails on it with an internal error, and the check does not trace it.",
-        ),
-        Code(
-            "W1206",
-            "warning",
-            "An entry argument declared unpinned_host",
-            "XLA does not trace entry arguments declared unpinned_host; XLA:TPU fails later.",
-        ),
-        Code(
-            "W1207",
-            "warning",
-            'mhlo.layout_mode = "auto" on an output declared pinned_host',
-            'An output declared pinned_host with mhlo.layout_mode = "auto": older XLA releases '
-            "fail on it with E1200.",
-        ),
-    )
-}
+@cache
+def codes() -> dict[str, Code]:
+    """Every code, in the order of docs/diagnostics.md."""
+    # Imported here: the extension loads MLIR, which importing hostoffload must not.
+    from hostoffload.mlir._mlir_libs import _hostoffload
+
+    return {
+        code: Code(code, cast(Severity, severity), summary, strict_form_of)
+        for code, severity, summary, strict_form_of in _hostoffload.finding_codes()
+    }
 
 
 @cache

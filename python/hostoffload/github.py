@@ -11,7 +11,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from hostoffload.codes import CODES
+from hostoffload.codes import codes
 from hostoffload.diagnostic import InputError, Location
 from hostoffload.report import Finding, Report
 
@@ -30,7 +30,7 @@ def failure_annotations(failure: InputError, root: Path | None) -> list[str]:
 
 
 def _finding(finding: Finding, source: str | None, root: Path | None) -> str:
-    known = CODES.get(finding.code)
+    known = codes().get(finding.code)
     title = f"{finding.code}: {known.summary}" if known else finding.code
     notes = [f"note: {note.message}" for note in finding.notes]
     message = "\n".join([finding.message, *notes])

@@ -41,14 +41,14 @@ def pytest_addoption(parser: pytest.Parser) -> None:
 def pytest_configure(config: pytest.Config) -> None:
     if not config.getoption(OPTION):
         return
-    from hostoffload.codes import CODES
+    from hostoffload.codes import codes
 
     ignore = tuple(code.strip().upper() for code in config.getoption("--hostoffload-ignore"))
-    unknown = [code for code in ignore if code not in CODES]
+    unknown = [code for code in ignore if code not in codes()]
     if unknown:
         raise pytest.UsageError(
             f"--hostoffload-ignore: unknown code {unknown[0]!r}; the codes are "
-            f"{', '.join(CODES)} (docs/diagnostics.md)"
+            f"{', '.join(codes())} (docs/diagnostics.md)"
         )
     checker = _checker(ignore=ignore, strict=config.getoption("--hostoffload-strict"))
     config.pluginmanager.register(checker, PLUGIN_NAME)

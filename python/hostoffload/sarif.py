@@ -19,7 +19,7 @@ from importlib.metadata import version
 from pathlib import Path, PurePath
 from typing import Any
 
-from hostoffload.codes import CODES, help_uri
+from hostoffload.codes import codes, help_uri
 from hostoffload.diagnostic import InputError, Location
 from hostoffload.report import Finding, Report
 
@@ -29,9 +29,6 @@ SCHEMA = (
 
 # The uriBaseId of files under the repository root.
 ROOT_BASE_ID = "SRCROOT"
-
-# A long path comes as its first and last six steps (cpp/lib/HostOffloadAnalysis.cpp).
-PATH_STEPS_AT_EACH_END = 6
 
 
 def repository_root(start: Path | None = None) -> Path | None:
@@ -97,7 +94,7 @@ def sarif_log(
 
 
 def _rule(code: str) -> dict[str, Any]:
-    known = CODES.get(code)
+    known = codes().get(code)
     severity = known.severity if known else ("error" if code.startswith("E") else "warning")
     rule: dict[str, Any] = {"id": code, "defaultConfiguration": {"level": severity}}
     if known is not None:
@@ -140,7 +137,9 @@ def _result(finding: Finding, rule_index: int, source: str | None, uris: _Uris) 
             for step in finding.path
         ]
         if finding.path_steps_omitted:
-            # The steps left out between the first six and the last six, where they would be.
+            # A long path comes as its first and last steps; the gap goes where they part.
+            from hostoffload.mlir._mlir_libs._hostoffload import PATH_STEPS_AT_EACH_END
+
             omitted = finding.path_steps_omitted
             gap = f"({omitted} more step{'' if omitted == 1 else 's'})"
             steps.insert(PATH_STEPS_AT_EACH_END, {"location": {"message": {"text": gap}}})

@@ -145,7 +145,7 @@ def test_ignore_drops_a_code_and_its_exit_status() -> None:
 def test_ignore_of_an_unknown_code_is_a_usage_error() -> None:
     result = run("check", "--ignore", "W9999", EXAMPLE)
     assert result.returncode == 2
-    assert "unknown code 'W9999'; the codes are E1200, E1201, W1201" in result.stderr
+    assert "unknown code 'W9999'; the codes are E1200, W1201, E1201, W1202" in result.stderr
     assert_no_traceback(result)
 
 
