@@ -126,8 +126,11 @@ def _deserialize_export(data: bytes, name: str | None) -> Any:
 
     try:
         return jax.export.deserialize(bytearray(data))
-    except ImportError as error:  # jax imports flatbuffers only to read artifacts
-        message = f"reading a serialized jax.export artifact takes {error}"
+    except ImportError:  # jax imports flatbuffers only to read artifacts
+        message = (
+            "the input is a serialized jax.export artifact; jax reads it with flatbuffers, "
+            "which jax does not install: pip install flatbuffers"
+        )
         raise InputError.unlocated(message, source=name) from None
     except Exception as error:  # flatbuffers raises struct.error, IndexError, ...
         message = (

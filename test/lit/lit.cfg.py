@@ -22,8 +22,9 @@ def _llvm_tools_dir() -> Path:
 
 
 # Inputs other than the generic form are converted through jaxlib (the [jax] extra).
-if importlib.util.find_spec("jax") is not None:
-    config.available_features.add("jax")  # noqa: F821
+for module in ("jax", "flatbuffers"):  # flatbuffers: jax reads jax.export artifacts with it
+    if importlib.util.find_spec(module) is not None:
+        config.available_features.add(module)  # noqa: F821
 
 offload_opt = shutil.which("offload-opt")
 if offload_opt is None:

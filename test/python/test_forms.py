@@ -4,6 +4,7 @@ and what each bad input gets (docs/input-forms.md)."""
 
 from __future__ import annotations
 
+import importlib.util
 import os
 import re
 import resource
@@ -25,8 +26,16 @@ REPO_ROOT = Path(__file__).resolve().parents[2]
 INPUTS = REPO_ROOT / "test" / "lit" / "forms" / "Inputs"
 HOSTILE = INPUTS / "hostile"
 GENERIC = INPUTS / "step.generic.mlir"
+# jax reads serialized jax.export artifacts with flatbuffers, which it does not depend on.
+NEEDS_FLATBUFFERS = pytest.mark.skipif(
+    importlib.util.find_spec("flatbuffers") is None, reason="flatbuffers is not installed"
+)
 # The forms that keep JAX's debug info, and so get the generic form's report exactly.
-WITH_DEBUG_INFO = ("step.pretty-debug.mlir", "step.mlirbc", "step.export")
+WITH_DEBUG_INFO = (
+    "step.pretty-debug.mlir",
+    "step.mlirbc",
+    pytest.param("step.export", marks=NEEDS_FLATBUFFERS),
+)
 PROGRAM = "test/lit/forms/Inputs/program.py"
 
 SMALL_HLO = """HloModule small, entry_computation_layout={(f32[8]{0:S(5)})->f32[8]{0}}
@@ -134,7 +143,12 @@ def test_traced_lowered_and_exported_objects(program: object, generic_report: Re
     assert summary(check(traced)) == expected
     exported = program.exported()  # type: ignore[attr-defined]
     assert summary(check(exported)) == expected
-    assert summary(check(exported.serialize())) == expected
+
+
+@NEEDS_FLATBUFFERS
+def test_serialized_export_bytes(program: object, generic_report: Report) -> None:
+    exported = program.exported()  # type: ignore[attr-defined]
+    assert summary(check(exported.serialize())) == summary(generic_report)
 
 
 def test_hlo_dump_reads_the_entry_memory_spaces(generic_report: Report) -> None:
@@ -211,6 +225,7 @@ def test_elided_literals_never_expand() -> None:
     assert max(before, peak_kb) < 2 * 2**20  # under 2 GB: the jax import, not the literal
 
 
+@NEEDS_FLATBUFFERS
 def test_fix_of_converted_forms_rechecks_clean() -> None:
     for name in ("step.before_optimizations.txt", "step.mlirbc", "step.export"):
         for strategy in ("host", "device"):
@@ -392,6 +407,28 @@ def test_without_jax_both_front_ends_say_what_to_install(name: str, no_jax: dict
     assert driver.returncode == 2
     assert driver.stderr.startswith(f"{path}: error: the input is")
     assert "pip install 'hostoffload[jax]'" in driver.stderr
+
+
+def test_export_without_flatbuffers_says_what_to_install(
+    tmp_path_factory: pytest.TempPathFactory,
+) -> None:
+    hidden = tmp_path_factory.mktemp("no-flatbuffers")
+    (hidden / "flatbuffers").mkdir()
+    (hidden / "flatbuffers" / "__init__.py").write_text('raise ImportError("hidden")\n')
+    environment = {**os.environ, "PYTHONPATH": str(hidden)}
+    path = INPUTS / "step.export"
+    result = subprocess.run(
+        ["offload-opt", str(path), "--host-offload-check"],
+        capture_output=True,
+        text=True,
+        env=environment,
+        timeout=120,
+    )
+    assert result.returncode == 2
+    assert result.stderr == (
+        f"{path}: error: the input is a serialized jax.export artifact; jax reads it with "
+        "flatbuffers, which jax does not install: pip install flatbuffers\n"
+    )
 
 
 def test_without_jax_generic_input_is_checked(no_jax: dict[str, str]) -> None:

@@ -10,13 +10,9 @@
 // RUN: diff %t.generic %t.pretty-debug
 // RUN: not offload-opt %S/Inputs/step.mlirbc --host-offload-check -o /dev/null 2> %t.bytecode
 // RUN: diff %t.generic %t.bytecode
-// RUN: not offload-opt %S/Inputs/step.export --host-offload-check -o /dev/null 2> %t.export
-// RUN: diff %t.generic %t.export
 // From stdin, and with the input after the other arguments.
 // RUN: not offload-opt --host-offload-check -o /dev/null - < %S/Inputs/step.mlirbc 2> %t.stdin
 // RUN: diff %t.generic %t.stdin
-// RUN: not offload-opt --host-offload-check -o /dev/null < %S/Inputs/step.export 2> %t.stdin-export
-// RUN: diff %t.generic %t.stdin-export
 
 // GENERIC: program.py:16:11: error: E1200: Tensor which is moved to host (starting from argument 'opt_state') is returned from the entry computation but the layout for this output is not set to host memory; output 0 ("result[0]") is declared mhlo.memory_kind = "device"
 // GENERIC: program.py:14:16: note: in host memory from the start: argument 'opt_state' is declared mhlo.memory_kind = "pinned_host"
