@@ -37,7 +37,7 @@ from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, BinaryIO
+from typing import IO, Any, BinaryIO
 
 from tools.fuzz import fuzz
 from tools.fuzz.fuzz import DONE, INPUT, REPO_ROOT, RESULT, Stats, _log, _messages, _record, _send
@@ -46,6 +46,9 @@ from tools.fuzz.fuzz import DONE, INPUT, REPO_ROOT, RESULT, Stats, _log, _messag
 # worker died in jaxlib (which the API and offload-opt run in a child process) or after it.
 CONVERTING = b"C"
 CONVERTED = b"V"
+# A small conversion takes milliseconds: a worker silent for --hang-seconds is stuck in jaxlib
+# (fuzz.py waits 30 s, which would take a third of the run); its start may take this long.
+STARTUP_SECONDS = 300.0
 
 INPUTS = REPO_ROOT / "test" / "lit" / "forms" / "Inputs"
 SEED_FILES = (
@@ -275,6 +278,17 @@ def _reuse_one_jaxlib_context() -> None:
     _convert._jax_context = shared  # type: ignore[assignment]
 
 
+def _worker_messages(
+    stream: IO[bytes], hang_seconds: float
+) -> Iterator[tuple[bytes, bytes] | None]:
+    """The worker's messages, as fuzz.py's, but the first may take STARTUP_SECONDS: on a
+    loaded machine a niced worker can take a minute to import jax, which is no hang."""
+    fuzz.HANG_SECONDS = STARTUP_SECONDS
+    for message in _messages(stream):
+        fuzz.HANG_SECONDS = hang_seconds
+        yield message
+
+
 def _run_worker(
     out: Path, stats: FormStats, args: argparse.Namespace, seed: int, count: int
 ) -> None:
@@ -290,7 +304,7 @@ def _run_worker(
     current: bytes | None = None
     converting = False
     finished = False
-    for message in _messages(process.stdout):
+    for message in _worker_messages(process.stdout, args.hang_seconds):
         if message is None:
             process.kill()
             process.wait()
@@ -331,9 +345,6 @@ def _run_worker(
 def parent(args: argparse.Namespace) -> int:
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
-    # A small conversion takes milliseconds: a worker silent for seconds is stuck in jaxlib,
-    # and waiting fuzz.py's 30 s for each would take a third of the run.
-    fuzz.HANG_SECONDS = args.hang_seconds
     stats = FormStats()
     start = time.monotonic()
     seeds = random.Random(args.seed)
