@@ -7,8 +7,8 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import re
 from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -25,7 +25,6 @@ SCHEMA: dict[str, Any] = json.loads(
     (REPO_ROOT / "python" / "hostoffload" / "report.schema.json").read_text()
 )
 VALIDATOR = Draft202012Validator(SCHEMA)
-MODULES = sorted(DIFFERENTIAL_DIR.glob("*.mlir")) + [EXAMPLE]
 
 # Each dataclass and the definition of the schema it reads and writes.
 DEFINITIONS = {
@@ -38,30 +37,37 @@ DEFINITIONS = {
     Diagnostic: "error",
 }
 
-# A module without a function: the analysis cannot run.
-NO_ENTRY = '"builtin.module"() ({\n}) : () -> ()\n'
+# MLIR's --split-input-file marker, which the lit tests use.
+SPLIT_MARKER = re.compile(rb"^// -----\s*$", re.MULTILINE)
 
 
-def analyze(path: Path, *, strict: bool = False) -> tuple[bool, str]:
-    """The C API's JSON for the module at ``path``, parsed as ``path`` names it."""
-    with ir.Context() as context:
-        context.enable_multithreading(False)
-        module, errors = _hostoffload.parse(context, path.read_bytes(), str(path).encode())
-        assert module is not None, errors
-        return _hostoffload.analyze(module.operation, "", strict, True)
+def inputs() -> Iterator[tuple[str, bytes]]:
+    """Every JAX lowering of the differential suite, the example, and every module of the lit
+    tests (tuple outputs, long paths, HLO-style modules, bad input), with their names."""
+    for path in sorted(DIFFERENTIAL_DIR.glob("*.mlir")) + [EXAMPLE]:
+        yield path.stem, path.read_bytes()
+    for path in sorted((REPO_ROOT / "test" / "lit").glob("*/*.mlir")):
+        for index, text in enumerate(SPLIT_MARKER.split(path.read_bytes())):
+            yield f"{path.parent.name}/{path.stem}:{index}", text
 
 
-def reports() -> Iterator[tuple[tuple[Path, bool], dict[str, Any]]]:
-    for path in MODULES:
-        for strict in (False, True):
-            succeeded, text = analyze(path, strict=strict)
-            assert succeeded, text
-            yield (path, strict), json.loads(text)
+def documents() -> Iterator[tuple[str, dict[str, Any]]]:
+    """Everything the C API writes for the inputs: a parse failure, or the analysis' JSON
+    (a report or a failure) without and with strict."""
+    for name, text in inputs():
+        with ir.Context() as context:
+            context.enable_multithreading(False)
+            module, errors = _hostoffload.parse(context, text, name.encode())
+            if module is None:
+                yield name, json.loads(errors)
+                continue
+            for strict in (False, True):
+                _, report = _hostoffload.analyze(module.operation, "", strict, True)
+                yield f"{name}{' strict' if strict else ''}", json.loads(report)
 
 
-# The C API's reports of every module, without and with strict.
-REPORTS_BY_INPUT = dict(reports())
-REPORTS = list(REPORTS_BY_INPUT.values())
+DOCUMENTS = dict(documents())
+REPORTS = [document for document in DOCUMENTS.values() if "entry" in document]
 
 
 def errors_of(report: dict[str, Any]) -> list[str]:
@@ -90,10 +96,9 @@ def test_the_suite_has_every_kind_of_finding_field() -> None:
     }
 
 
-@pytest.mark.parametrize("path", MODULES, ids=lambda path: path.stem)
-def test_the_c_api_writes_reports_of_the_schema(path: Path) -> None:
-    for strict in (False, True):
-        assert errors_of(REPORTS_BY_INPUT[path, strict]) == []
+@pytest.mark.parametrize("name", DOCUMENTS)
+def test_the_c_api_writes_json_of_the_schema(name: str) -> None:
+    assert errors_of(DOCUMENTS[name]) == []
 
 
 def test_report_to_json_writes_the_schema() -> None:
@@ -102,16 +107,12 @@ def test_report_to_json_writes_the_schema() -> None:
         assert errors_of(written) == []
 
 
-def test_failed_analyses_and_parses_follow_the_schema() -> None:
-    with ir.Context() as context:
-        context.enable_multithreading(False)
-        module, _ = _hostoffload.parse(context, NO_ENTRY.encode())
-        succeeded, analysis = _hostoffload.analyze(module.operation, "", False, True)
-        assert not succeeded
-        unparsed, parse_errors = _hostoffload.parse(context, b'"builtin.module"() ({')
-        assert unparsed is None
-    for text in (analysis, parse_errors):
-        assert errors_of(json.loads(text)) == []
+def test_the_inputs_have_failed_parses_and_analyses() -> None:
+    """The lit tests' bad input gives the failure forms of the schema something to check."""
+    assert any("parsed" in document for document in DOCUMENTS.values())
+    assert any(
+        "parsed" not in document and "entry" not in document for document in DOCUMENTS.values()
+    )
 
 
 def test_a_field_the_schema_lacks_fails_validation() -> None:
