@@ -18,7 +18,7 @@ namespace hostoffload {
 static constexpr size_t kHugePageBytes = size_t(2) << 20;
 /// From half a huge page on, one huge page costs less than the 4 KiB pages
 /// it replaces, even where half of it stays unused, as long as the kernel
-/// has huge pages at hand (docs/performance.md, sixth round).
+/// has huge pages at hand (docs/performance.md, "Where the time goes").
 static constexpr size_t kSmallestHugeArray = kHugePageBytes / 2;
 
 void *allocateLargeArray(size_t bytes) {
