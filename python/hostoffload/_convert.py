@@ -183,6 +183,7 @@ def _hlo_to_generic(data: bytes, name: str | None, file_name: str) -> bytes:
         spaces = _hlo.memory_spaces(program_shape)
         if spaces is not None:
             _add_memory_spaces(module, *spaces)
+        _add_entry_names(module, *_hlo.entry_names(text), _hlo.leaf_counts(program_shape))
         return _print_generic(module.operation)
 
 
@@ -232,6 +233,22 @@ def _add_memory_spaces(module: Any, arguments: list[str], results: list[str]) ->
         if key not in entries and len(spaces) == count:
             entries[key] = jax_ir.StringAttr.get(";".join(spaces))
     attributes[_FRONTEND_ATTRS] = jax_ir.DictAttr.get(entries)
+
+
+def _add_entry_names(
+    module: Any, parameters: dict[int, str], root: str | None, leaves: list[int]
+) -> None:
+    """Records XLA's names of the entry parameters (one per function argument: a tuple
+    parameter's leaves share its name) and of the entry root as the module attribute
+    ``hostoffload.hlo_entry = {arguments = [...], root = "..."}``, for messages that name
+    what XLA's do."""
+    from jax._src.lib.mlir import ir as jax_ir
+
+    names = [parameters.get(i, "") for i, count in enumerate(leaves) for _ in range(count)]
+    entries = {"arguments": jax_ir.ArrayAttr.get([jax_ir.StringAttr.get(n) for n in names])}
+    if root is not None:
+        entries["root"] = jax_ir.StringAttr.get(root)
+    module.operation.attributes[_hlo.ENTRY_NAMES_ATTR] = jax_ir.DictAttr.get(entries)
 
 
 def _entry_function(module: Any) -> Any:

@@ -113,6 +113,39 @@ def _hlo_string(text: str) -> str:
     return f'"{escaped}"'
 
 
+ENTRY_NAMES_ATTR = "hostoffload.hlo_entry"
+
+_ENTRY_HEADER = re.compile(r"\s*ENTRY\s")
+_ENTRY_PARAMETER = re.compile(r"\s*%?([A-Za-z_][\w.\-]*)\s*=\s[^=]*?\sparameter\((\d+)\)")
+_ROOT = re.compile(r"\s*ROOT\s+%?([A-Za-z_][\w.\-]*)\s*=")
+
+
+def entry_names(text: str) -> tuple[dict[int, str], str | None]:
+    """The names XLA gives the entry computation's parameters (by number) and its root: its
+    E1200 names the parameter a host argument starts from, and the instruction that takes a
+    moved tensor, which is the root when the move is returned as it is. The importer keeps
+    neither (parameters are named by JAX's op_name, the root tuple is flattened away)."""
+    parameters: dict[int, str] = {}
+    root = None
+    lines = iter(text.split("\n"))
+    for line in lines:
+        if _ENTRY_HEADER.match(line):
+            break
+    for line in lines:
+        if line.strip() == "}":
+            break
+        if (parameter := _ENTRY_PARAMETER.match(line)) is not None:
+            parameters[int(parameter[2])] = parameter[1]
+        elif (found := _ROOT.match(line)) is not None:
+            root = found[1]
+    return parameters, root
+
+
+def leaf_counts(program_shape: Any) -> list[int]:
+    """How many function arguments the importer makes of each entry parameter."""
+    return [sum(1 for _ in _leaves(shape)) for shape in program_shape.parameter_shapes()]
+
+
 def memory_spaces(program_shape: Any) -> tuple[list[str], list[str]] | None:
     """The memory space of every leaf of the entry parameters and of the entry result, in
     the order the importer flattens them into the function's arguments and results, from a

@@ -197,6 +197,24 @@ def test_hlo_ops_are_named_after_their_instructions() -> None:
     assert instructions == 9
 
 
+def test_xla_names_of_the_entry_parameters_and_root_are_recorded() -> None:
+    """A tuple parameter becomes one argument per leaf, each with the parameter's name."""
+    hlo = textwrap.dedent(
+        """\
+        HloModule t, entry_computation_layout={((f32[2]{0:S(5)}, f32[3]{0}), f32[4]{0})->f32[2]{0}}
+
+        ENTRY %main (p: (f32[2], f32[3]), q: f32[4]) -> f32[2] {
+          %q.7 = f32[4]{0} parameter(1)
+          %p.3 = (f32[2]{0}, f32[3]{0}) parameter(0)
+          ROOT %a.9 = f32[2]{0} get-tuple-element(%p.3), index=0
+        }
+        """
+    )
+    text = _convert.to_generic(hlo.encode(), Form.HLO, None).decode()
+    assert 'hostoffload.hlo_entry = {arguments = ["p.3", "p.3", "q.7"], root = "a.9"}' in text
+    assert 'arg_memory_spaces = "5;0;0"' in text
+
+
 def test_module_memory_spaces_already_there_are_kept() -> None:
     hlo = SMALL_HLO.replace(
         "HloModule small,", 'HloModule small, frontend_attributes={out_memory_spaces="5"},'
