@@ -11,8 +11,9 @@ For every model, variant (``ok``, ``e1200``) and size it reports, in one run:
   cyclic GC off;
 - the findings: how many, their JSON's size, and how much of it is notes repeating their
   finding's location;
-- ``offload-opt`` on the generic text: MLIR's parse and the check pass (``--mlir-timing``),
-  with its peak RSS; the peak RSS of the measuring process after lowering and after checking;
+- ``offload-opt``'s native driver (which reads the generic text as it is) on the text: MLIR's
+  parse and the check pass (``--mlir-timing``), with its peak RSS; and the peak RSS of the
+  measuring process after lowering and after checking;
 - with ``--xla``, XLA:TPU's time from the text to its verdict (needs libtpu, one process at a
   time: the differential harness's lock is held meanwhile).
 
@@ -32,7 +33,6 @@ import fcntl
 import gc
 import json
 import resource
-import shutil
 import statistics
 import subprocess
 import sys
@@ -43,6 +43,7 @@ from pathlib import Path
 from typing import Any
 
 from bench.run import REPO_ROOT, timings, xla_compile
+from hostoffload._driver import DRIVER
 
 # The differential harness's lock (tools/differential/run.py): held while libtpu runs.
 LIBTPU_USERS_LOCK = Path.home() / ".cache" / "hostoffload" / "differential.lock"
@@ -160,7 +161,7 @@ def measure_one(
 
     path = out / f"{model_name}-{variant}-{units}.mlir"
     path.write_bytes(generic)
-    offload_opt = shutil.which("offload-opt") or sys.exit("offload-opt is not on PATH")
+    offload_opt = str(DRIVER)
     opt: dict[str, list[float]] = {}
     opt_e1200 = set()
     for _ in range(repeat):
@@ -277,8 +278,8 @@ def main() -> None:
         model, variant, units, out = args.one
         print(json.dumps(measure_one(model, variant, int(units), args.repeat, Path(out))))
         return
-    if shutil.which("offload-opt") is None:
-        sys.exit("offload-opt is not on PATH: pip install . first")
+    if not DRIVER.is_file():
+        sys.exit(f"offload-opt's native driver is missing at {DRIVER}: pip install . first")
     xla_python = libtpu_python(args.xla_python) if args.xla else None
     sizes = [SMOKE_OPS] if args.smoke else [int(size) for size in args.sizes.split(",")]
     repeat = 1 if args.smoke else args.repeat
@@ -305,11 +306,11 @@ def main() -> None:
                     if args.data is None:
                         Path(row["module"]).unlink()
                     rows.append(row)
+                    if args.json:
+                        args.json.write_text(json.dumps(rows, indent=1))
                     print(f"{name} {variant} {row['ops']:,} ops done", file=sys.stderr, flush=True)
     print(table(rows))
     print(f"\n{len(rows)} measurements in {time.perf_counter() - started:.0f} s")
-    if args.json:
-        args.json.write_text(json.dumps(rows, indent=1))
 
 
 if __name__ == "__main__":

@@ -1,5 +1,6 @@
 """A small run of the benchmark, so that it keeps working; no timing is asserted."""
 
+import importlib.util
 import json
 import shutil
 import subprocess
@@ -63,3 +64,52 @@ def test_instruction_count_grows_with_the_module(tmp_path: Path) -> None:
     counts = [int(row[3].strip().replace(",", "")) for row in rows]
     assert len(counts) == 2 and 0 < counts[0] < counts[1]
     assert rows[1][4].strip().endswith("for 4x ops")
+
+
+def test_models_benchmark_smoke_run_gives_each_model_its_verdict(tmp_path: Path) -> None:
+    out = tmp_path / "models.json"
+    result = subprocess.run(
+        [sys.executable, "-m", "bench.models_run", "--smoke", "--json", str(out)],
+        capture_output=True,
+        text=True,
+        timeout=600,
+        cwd=REPO_ROOT,
+    )
+    assert result.returncode == 0, result.stderr
+    rows = json.loads(out.read_text())
+    models = {
+        "remat_names_scan",
+        "remat_names_unrolled",
+        "remat_dots_scan",
+        "remat_dots_unrolled",
+        "adam_host",
+    }
+    assert {(r["model"], r["variant"]) for r in rows} == {
+        (model, variant) for model in models for variant in ("ok", "e1200")
+    }
+    for r in rows:
+        assert r["ops"] > 1000, r
+        for key in ("lower_s", "check_s", "print_s", "parse_s", "opt_parse_s", "opt_rss_mb"):
+            assert r[key] > 0, (key, r)
+        assert r["analysis_s"] >= 0 and r["report_s"] >= 0 and r["opt_pass_s"] >= 0
+        # The API and offload-opt agree, and only the E1200 variant has E1200.
+        assert r["offload_opt_e1200"] == [r["report_e1200"]], r
+        assert (r["report_e1200"] > 0) == (r["variant"] == "e1200"), r
+        assert r["report_ok"] == (r["variant"] == "ok"), r
+        assert r["e1200"] == r["report_e1200"] and r["findings"] >= r["e1200"]
+        assert "xla_s" not in r  # XLA:TPU is timed only with --xla
+    assert "| remat_names_scan | ok |" in result.stdout
+
+
+def test_models_benchmark_xla_needs_libtpu(tmp_path: Path) -> None:
+    if importlib.util.find_spec("libtpu") is not None:
+        pytest.skip("libtpu is installed")
+    result = subprocess.run(
+        [sys.executable, "-m", "bench.models_run", "--smoke", "--xla"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        cwd=REPO_ROOT,
+    )
+    assert result.returncode != 0
+    assert "--xla needs libtpu" in result.stderr and "Traceback" not in result.stderr
