@@ -248,6 +248,7 @@ def worker(
     driver = shutil.which("offload-opt") if driver_every else None
     _reuse_one_jaxlib_context()
     seeds = load_seeds()
+    _warm_up(seeds)
     rng = random.Random(seed)
     for index in range(first, first + count):
         data = mutate(rng, seeds)
@@ -258,6 +259,22 @@ def worker(
         result = {"report": report, "api": api, "driver": bool(use_driver), "problems": problems}
         _send(stream, RESULT, json.dumps(result).encode())
     _send(stream, DONE, b"")
+
+
+def _warm_up(seeds: list[bytes]) -> None:
+    """Converts and checks every seed once, before the first input: the first conversion of
+    each form imports the rest of jaxlib, seconds on a loaded machine, which is no hang."""
+    import hostoffload
+    from hostoffload import _convert
+    from hostoffload._forms import recognise
+
+    for seed in seeds:
+        form = recognise(seed)
+        try:
+            generic = _convert.to_generic(seed, form, None) if form.needs_jax else seed
+            hostoffload.check(generic)
+        except hostoffload.InputError:
+            pass
 
 
 def _reuse_one_jaxlib_context() -> None:
@@ -282,7 +299,7 @@ def _worker_messages(
     stream: IO[bytes], hang_seconds: float
 ) -> Iterator[tuple[bytes, bytes] | None]:
     """The worker's messages, as fuzz.py's, but the first may take STARTUP_SECONDS: on a
-    loaded machine a niced worker can take a minute to import jax, which is no hang."""
+    loaded machine a niced worker can take a minute to import jax and warm up, no hang."""
     fuzz.HANG_SECONDS = STARTUP_SECONDS
     for message in _messages(stream):
         fuzz.HANG_SECONDS = hang_seconds
