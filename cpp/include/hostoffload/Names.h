@@ -117,6 +117,11 @@ inline constexpr llvm::StringLiteral kConstantOp = "stablehlo.constant";
 inline constexpr llvm::StringLiteral kConvertOp = "stablehlo.convert";
 inline constexpr llvm::StringLiteral kShardingConstraintOp =
     "sdy.sharding_constraint";
+inline constexpr llvm::StringLiteral kManualComputationOp =
+    "sdy.manual_computation";
+inline constexpr llvm::StringLiteral kNamedComputationOp =
+    "sdy.named_computation";
+inline constexpr llvm::StringLiteral kShardyReturnOp = "sdy.return";
 inline constexpr llvm::StringLiteral kCallOp = "func.call";
 inline constexpr llvm::StringLiteral kFuncReturnOp = "func.return";
 

@@ -222,6 +222,9 @@ constexpr OpRuleEntry kOpRules[] = {
     {names::kScatterOp, scatterRule},
     {names::kTransposeOp, always<UseKind::MovesSlicedData>},
     {names::kConvertOp, convertRule},
+    {names::kManualComputationOp, always<UseKind::IntoBody>},
+    {names::kNamedComputationOp, always<UseKind::IntoBody>},
+    {names::kShardyReturnOp, always<UseKind::RegionYield>},
 };
 
 } // namespace
@@ -247,6 +250,8 @@ OpRules::OpRules(MLIRContext *context)
       whileOp(StringAttr::get(context, names::kWhileOp)),
       ifOp(StringAttr::get(context, names::kIfOp)),
       caseOp(StringAttr::get(context, names::kCaseOp)),
+      manualComputation(StringAttr::get(context, names::kManualComputationOp)),
+      namedComputation(StringAttr::get(context, names::kNamedComputationOp)),
       frontendAttrs(StringAttr::get(context, names::kFrontendAttrs)) {
   for (const OpRuleEntry &entry : kOpRules)
     rules[StringAttr::get(context, entry.op)] = entry.rule;
@@ -263,7 +268,8 @@ UseRule OpRules::classifyYield(Operation *terminator) const {
       return rule(UseKind::Stop);
     return rule(UseKind::LoopCarried);
   }
-  if (is(parent, ifOp) || is(parent, caseOp))
+  if (is(parent, ifOp) || is(parent, caseOp) || is(parent, manualComputation) ||
+      is(parent, namedComputation))
     return rule(UseKind::SameNumberedResult);
   // The body of a reduce, sort, scatter, ...: the op computes on host data.
   return rule(UseKind::HostCompute);

@@ -37,9 +37,14 @@ enum class UseKind {
   /// stablehlo.while: into the loop-carried value numbered like the operand
   /// (the result, and the argument of both regions).
   LoopCarried,
-  /// stablehlo.return: what the op owning the region does with the operand
-  /// it yields; see OpRules::classifyYield.
+  /// stablehlo.return, sdy.return: what the op owning the region does with
+  /// the operand it yields; see OpRules::classifyYield.
   RegionYield,
+  /// sdy.manual_computation (shard_map), sdy.named_computation: into the
+  /// body's block argument numbered like the operand; the body's sdy.return
+  /// gives the op's results (XLA inlines the body between sharding custom
+  /// calls, which move no data).
+  IntoBody,
   /// func.call: into the callee's argument, and from there back to this call
   /// site's results.
   CallArgument,
@@ -144,8 +149,9 @@ public:
     return it->second(user, operand);
   }
 
-  /// What the op owning the region of `terminator` (a stablehlo.return) does
-  /// with host memory the terminator yields, as a rule on that op.
+  /// What the op owning the region of `terminator` (a stablehlo.return or
+  /// sdy.return) does with host memory the terminator yields, as a rule on
+  /// that op.
   UseRule classifyYield(mlir::Operation *terminator) const;
 
   /// A call marked compute_on("device_host"): it consumes host memory, and is
@@ -165,7 +171,8 @@ private:
   }
 
   llvm::DenseMap<mlir::StringAttr, Rule> rules;
-  mlir::StringAttr customCall, call, funcReturn, whileOp, ifOp, caseOp;
+  mlir::StringAttr customCall, call, funcReturn, whileOp, ifOp, caseOp,
+      manualComputation, namedComputation;
   /// Not an op: the attribute read on every call site, looked up by
   /// pointer.
   mlir::StringAttr frontendAttrs;

@@ -164,6 +164,9 @@ void Walk::propagateThroughUse(unsigned id, Operation *user, unsigned operand) {
   case UseKind::LoopCarried:
     reachLoopCarried(op, operand, pathId, id);
     return;
+  case UseKind::IntoBody:
+    reachBlockArgument(op, 0, operand, pathId, id);
+    return;
   case UseKind::RegionYield:
     llvm_unreachable("a yield takes the rule of the op owning its region");
   case UseKind::CallArgument:
