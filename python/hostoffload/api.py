@@ -160,7 +160,7 @@ _CANDIDATES_SHOWN = 20
 def _analyze(module: _source.Resolved, entry: str | None, strict: bool) -> Report:
     _, text = _hostoffload.analyze(module.operation, entry or "", strict, module.verified)
     if module.name is None:
-        return Report.from_analysis(text)
+        return Report.from_json(text)
     data = json.loads(_errors.name_buffer(text, module.name))
     data["source"] = module.name
-    return Report.from_analysis(data)
+    return Report.from_json(data)

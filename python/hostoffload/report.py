@@ -1,8 +1,8 @@
 """The result of a host-offload check as typed, immutable data.
 
-:meth:`Report.from_analysis` reads the JSON the analysis writes (``cpp/lib/CAPI/CAPI.cpp``),
-:meth:`Report.to_json` writes a report as JSON and :meth:`Report.from_json` reads it back, so
-reports can be stored and compared. The SARIF and GitHub forms are in :mod:`hostoffload.sarif`
+:meth:`Report.from_json` reads the JSON the analysis writes (``cpp/lib/CAPI/CAPI.cpp``, declared
+by ``report.schema.json``); :meth:`Report.to_json` writes a report as the same JSON, so reports
+can be stored and compared. The SARIF and GitHub forms are in :mod:`hostoffload.sarif`
 and :mod:`hostoffload.github`, which read reports; this module knows nothing of them.
 """
 
@@ -14,7 +14,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal, cast
 
-from hostoffload import jax_fix, locations
+from hostoffload import jax_fix
 from hostoffload.codes import Severity
 from hostoffload.diagnostic import Diagnostic, InputError, Location, Note, render
 
@@ -241,20 +241,8 @@ class Report:
         return jax_fix.out_shardings(failing, outputs)
 
     @classmethod
-    def from_analysis(cls, data: str | bytes | Mapping[str, Any]) -> Report:
-        """Reads the JSON the analysis writes, counting JAX's columns from 1 like every other.
-
-        The analysis gives locations as MLIR holds them, and JAX writes Python's columns,
-        which count from 0 (see :mod:`hostoffload.locations`); a report's are 1-based.
-        Raises :class:`InputError` like :meth:`from_json`.
-        """
-        if not isinstance(data, Mapping):
-            data = cast(Mapping[str, Any], json.loads(data))
-        return cls.from_json(locations.one_based_columns(data))
-
-    @classmethod
     def from_json(cls, data: str | bytes | Mapping[str, Any]) -> Report:
-        """Reads :meth:`to_json`'s output (or the analysis JSON, with its columns as they are).
+        """Reads the analysis JSON, or :meth:`to_json`'s output.
 
         Raises :class:`InputError` with the analysis' errors for the JSON of a failed analysis,
         which has only ``errors`` (no entry function, an ambiguous one).

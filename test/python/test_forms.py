@@ -498,7 +498,7 @@ def test_driver_keeps_every_other_argument(tmp_path: Path) -> None:
 def test_driver_reads_generic_stdin_from_a_pipe() -> None:
     result = run_driver("--host-offload-check", "-o", os.devnull, stdin=GENERIC.read_bytes())
     assert result.returncode == 1
-    assert b"program.py:16:11: error: E1200" in result.stderr
+    assert b"program.py:16:12: error: E1200" in result.stderr
 
 
 @pytest.mark.parametrize(

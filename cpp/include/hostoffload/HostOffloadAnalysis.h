@@ -157,12 +157,33 @@ struct HostOffloadOptions {
 mlir::FailureOr<HostOffloadReport>
 analyzeHostOffload(mlir::ModuleOp module, const HostOffloadOptions &options);
 
-/// Emits every finding of `report` as an MLIR diagnostic with its notes.
+/// Emits every finding of `report` as an MLIR diagnostic with its notes, at
+/// locations whose columns count from 1 (see `withEditorColumns`).
 void emitFindings(const HostOffloadReport &report);
 
 /// Returns the innermost file location inside `loc` (the Python frame a user
 /// can open, for JAX locations), if there is one.
 std::optional<mlir::FileLineColRange> findFileLocation(mlir::Location loc);
+
+/// A place in a source file counted the way editors count it: lines and
+/// columns from 1.
+struct SourcePosition {
+  llvm::StringRef file;
+  unsigned line;
+  unsigned column;
+};
+
+/// Returns the position of the innermost file location inside `loc`, if there
+/// is one. JAX writes each Python frame as a file location directly inside a
+/// name location, with the column of Python's code positions, which counts
+/// from 0; such a column is given plus one. Any other file location (MLIR's
+/// own, or one written by hand) already counts from 1.
+std::optional<SourcePosition> findSourcePosition(mlir::Location loc);
+
+/// Returns `loc` with the column of every Python frame in it plus one, by the
+/// rule of `findSourcePosition`, so that a diagnostic printed at it points at
+/// the character an editor shows there.
+mlir::Location withEditorColumns(mlir::Location loc);
 
 /// Returns `text` with each invalid UTF-8 sequence replaced by U+FFFD. Names
 /// and strings in a module are bytes, but diagnostics and JSON must be UTF-8

@@ -18,6 +18,7 @@
 
 #include "hostoffload/EntryFunction.h"
 
+#include "mlir/IR/AttrTypeSubElements.h"
 #include "mlir/IR/Diagnostics.h"
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/Support/ErrorHandling.h"
@@ -105,36 +106,75 @@ analyzeHostOffload(ModuleOp module, const HostOffloadOptions &options) {
 
 void emitFindings(const HostOffloadReport &report) {
   for (const Finding &finding : report.findings) {
-    InFlightDiagnostic diagnostic = finding.severity == Severity::Error
-                                        ? emitError(finding.loc)
-                                        : emitWarning(finding.loc);
+    Location loc = withEditorColumns(finding.loc);
+    InFlightDiagnostic diagnostic =
+        finding.severity == Severity::Error ? emitError(loc) : emitWarning(loc);
     diagnostic << toValidUTF8(finding.message);
     for (const FindingNote &note : finding.notes)
-      diagnostic.attachNote(note.loc) << toValidUTF8(note.message);
+      diagnostic.attachNote(withEditorColumns(note.loc))
+          << toValidUTF8(note.message);
   }
 }
 
-std::optional<FileLineColRange> findFileLocation(Location loc) {
-  llvm::SmallVector<Location> pending{loc};
+namespace {
+
+/// The innermost file location inside `loc`, and whether it sits directly
+/// inside a name location (a Python frame, as JAX writes them).
+std::optional<std::pair<FileLineColRange, bool>>
+findFileLocationAndFrame(Location loc) {
+  llvm::SmallVector<std::pair<Location, bool>> pending{{loc, false}};
   while (!pending.empty()) {
-    Location current = pending.pop_back_val();
+    auto [current, insideName] = pending.pop_back_val();
     if (auto file = llvm::dyn_cast<FileLineColRange>(current))
-      return file;
+      return std::make_pair(file, insideName);
     if (auto name = llvm::dyn_cast<NameLoc>(current)) {
-      pending.push_back(name.getChildLoc());
+      pending.push_back({name.getChildLoc(), true});
     } else if (auto callSite = llvm::dyn_cast<CallSiteLoc>(current)) {
       // The callee is the innermost frame; the caller is looked at only when
       // the callee has no file.
-      pending.push_back(callSite.getCaller());
-      pending.push_back(callSite.getCallee());
+      pending.push_back({callSite.getCaller(), false});
+      pending.push_back({callSite.getCallee(), false});
     } else if (auto fused = llvm::dyn_cast<FusedLoc>(current)) {
       for (Location part : llvm::reverse(fused.getLocations()))
-        pending.push_back(part);
+        pending.push_back({part, false});
     } else if (auto opaque = llvm::dyn_cast<OpaqueLoc>(current)) {
-      pending.push_back(opaque.getFallbackLocation());
+      pending.push_back({opaque.getFallbackLocation(), false});
     }
   }
   return std::nullopt;
+}
+
+} // namespace
+
+std::optional<FileLineColRange> findFileLocation(Location loc) {
+  if (auto found = findFileLocationAndFrame(loc))
+    return found->first;
+  return std::nullopt;
+}
+
+std::optional<SourcePosition> findSourcePosition(Location loc) {
+  auto found = findFileLocationAndFrame(loc);
+  if (!found)
+    return std::nullopt;
+  auto [file, isPythonFrame] = *found;
+  return SourcePosition{file.getFilename().getValue(), file.getStartLine(),
+                        file.getStartColumn() + (isPythonFrame ? 1 : 0)};
+}
+
+Location withEditorColumns(Location loc) {
+  AttrTypeReplacer replacer;
+  replacer.addReplacement(
+      [](NameLoc name) -> std::optional<std::pair<Attribute, WalkResult>> {
+        auto file = llvm::dyn_cast<FileLineColRange>(name.getChildLoc());
+        if (!file)
+          return std::nullopt;
+        auto shifted = FileLineColRange::get(
+            file.getFilename(), file.getStartLine(), file.getStartColumn() + 1,
+            file.getEndLine(), file.getEndColumn() + 1);
+        return std::make_pair(NameLoc::get(name.getName(), shifted),
+                              WalkResult::skip());
+      });
+  return llvm::cast<LocationAttr>(replacer.replace(LocationAttr(loc)));
 }
 
 std::string toValidUTF8(llvm::StringRef text) {

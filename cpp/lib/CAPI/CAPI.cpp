@@ -69,12 +69,11 @@ std::string printLocation(Location loc) {
 /// Python frame for JAX input), plus MLIR's own spelling of it.
 void writeLocation(llvm::json::OStream &json, Location loc) {
   json.object([&] {
-    std::optional<FileLineColRange> file = hostoffload::findFileLocation(loc);
-    if (file) {
-      json.attribute("file",
-                     hostoffload::toValidUTF8(file->getFilename().getValue()));
-      json.attribute("line", file->getStartLine());
-      json.attribute("column", file->getStartColumn());
+    if (std::optional<hostoffload::SourcePosition> position =
+            hostoffload::findSourcePosition(loc)) {
+      json.attribute("file", hostoffload::toValidUTF8(position->file));
+      json.attribute("line", position->line);
+      json.attribute("column", position->column);
     } else {
       json.attribute("file", nullptr);
       json.attribute("line", nullptr);

@@ -8,4 +8,4 @@
 // RUN: not offload-opt --host-offload-check -o /dev/null < %S/Inputs/step.export 2> %t.stdin
 // RUN: diff %t.generic %t.stdin
 // RUN: FileCheck %s < %t.export
-// CHECK: program.py:16:11: error: E1200: Tensor which is moved to host (starting from argument 'opt_state')
+// CHECK: program.py:16:12: error: E1200: Tensor which is moved to host (starting from argument 'opt_state')

@@ -14,12 +14,12 @@
 // RUN: not offload-opt --host-offload-check -o /dev/null - < %S/Inputs/step.mlirbc 2> %t.stdin
 // RUN: diff %t.generic %t.stdin
 
-// GENERIC: program.py:16:11: error: E1200: Tensor which is moved to host (starting from argument 'opt_state') is returned from the entry computation but the layout for this output is not set to host memory; output 0 ("result[0]") is declared mhlo.memory_kind = "device"
-// GENERIC: program.py:14:16: note: in host memory from the start: argument 'opt_state' is declared mhlo.memory_kind = "pinned_host"
-// GENERIC: program.py:16:11: note: path: argument 'opt_state' -> stablehlo.multiply -> stablehlo.add -> stablehlo.subtract -> output 0
-// GENERIC: program.py:14:16: error: E1200: Tensor which is moved to host (starting from argument 'opt_state') is returned from the entry computation but the layout for this output is not set to host memory; output 1 ("result[1]") is declared mhlo.memory_kind = "device"
+// GENERIC: program.py:16:12: error: E1200: Tensor which is moved to host (starting from argument 'opt_state') is returned from the entry computation but the layout for this output is not set to host memory; output 0 ("result[0]") is declared mhlo.memory_kind = "device"
+// GENERIC: program.py:14:17: note: in host memory from the start: argument 'opt_state' is declared mhlo.memory_kind = "pinned_host"
+// GENERIC: program.py:16:12: note: path: argument 'opt_state' -> stablehlo.multiply -> stablehlo.add -> stablehlo.subtract -> output 0
+// GENERIC: program.py:14:17: error: E1200: Tensor which is moved to host (starting from argument 'opt_state') is returned from the entry computation but the layout for this output is not set to host memory; output 1 ("result[1]") is declared mhlo.memory_kind = "device"
 // GENERIC-NOT: output 2
-// GENERIC: program.py:14:16: warning: W1201: 'stablehlo.multiply' computes on a tensor in host memory
+// GENERIC: program.py:14:17: warning: W1201: 'stablehlo.multiply' computes on a tensor in host memory
 
 // Pretty text without debug info (lowered.as_text()): locations are its own lines.
 // RUN: not offload-opt %S/Inputs/step.pretty.mlir --host-offload-check -o /dev/null 2>&1 | FileCheck %s --check-prefix=PRETTY
@@ -31,9 +31,9 @@
 // XLA's dump (XLA_FLAGS=--xla_dump_to): the memory spaces of the entry layout (S(5)) are read,
 // and the locations are JAX's Python lines, kept in the HLO's stack frames.
 // RUN: not offload-opt %S/Inputs/step.before_optimizations.txt --host-offload-check -o /dev/null 2>&1 | FileCheck %s --check-prefix=DUMP
-// DUMP: program.py:16:11: error: E1200: Tensor which is moved to host (starting from argument 'opt_state') is returned from the entry computation but the layout for this output is not set to host memory; output 0 is declared memory space 0 ("device") in out_memory_spaces of the module
-// DUMP: program.py:14:16: note: in host memory from the start: argument 'opt_state' is declared memory space 5 ("pinned_host") in arg_memory_spaces of the module
-// DUMP: program.py:14:16: error: E1200: {{.*}} output 1 is declared memory space 0 ("device") in out_memory_spaces of the module
+// DUMP: program.py:16:12: error: E1200: Tensor which is moved to host (starting from argument 'opt_state') is returned from the entry computation but the layout for this output is not set to host memory; output 0 is declared memory space 0 ("device") in out_memory_spaces of the module
+// DUMP: program.py:14:17: note: in host memory from the start: argument 'opt_state' is declared memory space 5 ("pinned_host") in arg_memory_spaces of the module
+// DUMP: program.py:14:17: error: E1200: {{.*}} output 1 is declared memory space 0 ("device") in out_memory_spaces of the module
 // DUMP-NOT: output 2
 
 // lowered.as_text(dialect="hlo") holds no memory kinds (JAX hands them to XLA apart from the
