@@ -12,6 +12,7 @@ known form, or needing jax that is not installed) gets a message and exit status
 
 from __future__ import annotations
 
+import io
 import os
 import re
 import subprocess
@@ -22,10 +23,10 @@ from hostoffload._forms import (
     DIRECTORY,
     EMPTY,
     READABLE,
-    SNIFF_BYTES,
     VHLO_TEXT,
     Form,
     looks_like,
+    read_head,
     recognise,
 )
 
@@ -76,7 +77,7 @@ def _prepare_input(arguments: list[str]) -> list[str]:
         if os.isatty(0):
             return arguments
         name, data = STDIN_NAME, sys.stdin.buffer.read()
-        head = data[:SNIFF_BYTES]
+        head = read_head(io.BytesIO(data).read)
     else:
         name, data, head = path, None, _read_head(path)
     form = recognise(head)
@@ -137,7 +138,7 @@ def _read_head(path: str) -> bytes:
         raise Unreadable(f"{path}: error: {DIRECTORY}")
     try:
         with open(path, "rb") as stream:
-            return stream.read(SNIFF_BYTES)
+            return read_head(stream.read)
     except OSError as error:
         raise Unreadable(f"{path}: error: cannot read the file: {error.strerror}") from None
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import enum
 import re
+from collections.abc import Callable
 from pathlib import Path
 
 # Enough to see past the location aliases JAX prints before the module.
@@ -82,8 +83,22 @@ _FOREIGN_PRETTY_OP = re.compile(
 )
 
 
+def read_head(read: Callable[[int], bytes]) -> bytes:
+    """The first bytes of an input that :func:`recognise` needs, read with ``read``: the first
+    :data:`SNIFF_BYTES`, and more while they hold only comments and alias definitions (a
+    large JAX module names thousands of locations before its first op)."""
+    head = read(SNIFF_BYTES)
+    # Past the preamble at most one line, which may be cut: no first op to tell the form by.
+    while head.strip() and b"\n" not in head[_skip_preamble(head) :]:
+        more = read(SNIFF_BYTES)
+        if not more:
+            break
+        head += more
+    return head
+
+
 def recognise(head: bytes) -> Form:
-    """The form of an input whose first bytes (up to :data:`SNIFF_BYTES`) are ``head``."""
+    """The form of an input whose first bytes, as :func:`read_head` reads them, are ``head``."""
     if head.startswith(BYTECODE_MAGIC):
         producer = head[len(BYTECODE_MAGIC) + 1 :]
         return Form.PORTABLE if producer.startswith(PORTABLE_PRODUCER) else Form.BYTECODE

@@ -8,6 +8,7 @@ converted by :mod:`hostoffload._convert` through jaxlib; errors are translated b
 
 from __future__ import annotations
 
+import io
 import json
 import os
 import re
@@ -21,10 +22,10 @@ from hostoffload._forms import (
     DIRECTORY,
     EMPTY,
     READABLE,
-    SNIFF_BYTES,
     VHLO_TEXT,
     Form,
     looks_like,
+    read_head,
     recognise,
 )
 from hostoffload.diagnostic import Diagnostic, InputError, Location, Note
@@ -175,7 +176,7 @@ def _encode(text: str, name: str | None) -> bytes:
 
 
 def _from_bytes(data: bytes, context: ir.Context, name: str | None, path: str | None) -> ir.Module:
-    form = recognise(data[:SNIFF_BYTES])
+    form = recognise(read_head(io.BytesIO(data).read))
     if form is Form.EMPTY:
         raise InputError.unlocated(EMPTY, source=name)
     if form is Form.VHLO_TEXT:

@@ -18,7 +18,7 @@ import pytest
 import hostoffload
 from hostoffload import InputError, Report, _convert, _hlo, check, fix
 from hostoffload._driver import input_index
-from hostoffload._forms import Form, find_dump_files, recognise
+from hostoffload._forms import Form, find_dump_files, read_head, recognise
 
 jax = pytest.importorskip("jax")
 
@@ -111,6 +111,23 @@ def test_every_committed_form_is_recognised(name: str, form: Form) -> None:
 )
 def test_recognise(head: bytes, form: Form) -> None:
     assert recognise(head) is form
+
+
+def test_a_long_preamble_of_location_aliases_is_read_past(tmp_path: Path) -> None:
+    """Large JAX modules name thousands of locations before their first op."""
+    aliases = "".join(f'#long{i} = loc("argument_number_{i}")\n' for i in range(5000))
+    assert len(aliases) > 2 * 64 * 1024
+    generic = GENERIC.read_text()
+    pretty = (INPUTS / "step.pretty.mlir").read_text()
+    for text, form in ((generic, Form.GENERIC), (pretty, Form.PRETTY)):
+        path = tmp_path / "long.mlir"
+        path.write_text(aliases + text)
+        with path.open("rb") as stream:
+            assert recognise(read_head(stream.read)) is form
+        report = check(path)
+        assert e1200(report) == [0, 1]
+        result = run_driver(str(path), "--host-offload-check", "-o", os.devnull)
+        assert result.returncode == 1, result.stderr[-500:]
 
 
 # --- every route through check ---------------------------------------------------------
