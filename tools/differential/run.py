@@ -27,6 +27,7 @@ import fcntl
 import json
 import os
 import re
+import select
 import shutil
 import signal
 import subprocess
@@ -67,6 +68,7 @@ class Settings:
     lock_wait: float
     staging: Path
     log: bool = True
+    serve: bool = False
 
 
 @dataclass
@@ -150,8 +152,11 @@ def xla_log(stderr: str) -> dict[str, Any]:
     return log
 
 
-def worker(settings: Settings, label: str, *args: str) -> dict[str, Any]:
+def worker(
+    settings: Settings, label: str, *args: str, topology: str | None = None
+) -> dict[str, Any]:
     """Run one worker job in its own process group; the job's JSON result or a failure."""
+    SERVER.stop()  # libtpu admits one process
     wait_for_libtpu(settings)
     result_path = settings.staging / "worker-result.json"
     result_path.unlink(missing_ok=True)
@@ -165,7 +170,7 @@ def worker(settings: Settings, label: str, *args: str) -> dict[str, Any]:
         "--memory-gb",
         str(settings.memory_gb),
         "--topology",
-        settings.topology,
+        topology or settings.topology,
     ]
     process = subprocess.Popen(
         command,
@@ -199,10 +204,98 @@ def worker(settings: Settings, label: str, *args: str) -> dict[str, Any]:
     return result
 
 
-def xla_compile(settings: Settings, label: str, text: str) -> dict[str, Any]:
+@dataclass(frozen=True)
+class Target:
+    """What a module is compiled for: the first ``devices`` devices of ``topology``."""
+
+    topology: str
+    devices: int
+
+    @classmethod
+    def of(cls, entry: dict[str, Any], settings: Settings) -> Target:
+        return cls(entry.get("topology", settings.topology), entry.get("devices", 1))
+
+
+class CompileServer:
+    """One worker process (``worker serve``) compiling module after module for one topology:
+    JAX and libtpu start once instead of once per compile. Only one runs at a time (libtpu
+    admits one process); a timeout or a crash ends it, and the next compile starts another."""
+
+    def __init__(self) -> None:
+        self.process: subprocess.Popen[str] | None = None
+        self.topology = ""
+
+    def stop(self) -> None:
+        if self.process is None:
+            return
+        with contextlib.suppress(OSError):
+            os.killpg(self.process.pid, signal.SIGKILL)
+        self.process.communicate()
+        self.process = None
+
+    def start(self, settings: Settings, topology: str) -> subprocess.Popen[str]:
+        self.stop()
+        wait_for_libtpu(settings)
+        command = [sys.executable, "-m", "tools.differential.worker", "serve"]
+        command += ["--result", str(settings.staging / "server-result.json")]
+        command += ["--memory-gb", str(settings.memory_gb), "--topology", topology]
+        self.process = subprocess.Popen(
+            command,
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=(settings.staging / "server-stderr.log").open("w"),
+            text=True,
+            cwd=REPO_ROOT,
+            env=worker_environment(settings),
+            start_new_session=True,
+        )
+        self.topology = topology
+        return self.process
+
+    def compile(self, settings: Settings, label: str, path: Path, target: Target) -> dict[str, Any]:
+        process = self.process
+        if process is None or process.poll() is not None or self.topology != target.topology:
+            process = self.start(settings, target.topology)
+        assert process.stdin is not None and process.stdout is not None
+        log_path = settings.staging / "compile-stderr.log"
+        log_path.write_text("")
+        request = {"module": str(path), "devices": target.devices, "log": str(log_path)}
+        process.stdin.write(json.dumps(request) + "\n")
+        process.stdin.flush()
+        ready, _, _ = select.select([process.stdout], [], [], settings.timeout)
+        line = process.stdout.readline() if ready else ""
+        stderr = log_path.read_text(errors="replace")
+        log = xla_log(stderr)
+        if not ready:
+            self.stop()
+            STATS.timeouts.append(label)
+            return {"status": "timeout", "message": f"no verdict within {settings.timeout:g} s"}
+        if not line:
+            self.stop()
+            STATS.crashes.append(label)
+            what = log.get("fatal") or "\n".join(stderr.strip().splitlines()[-15:])
+            return {"status": "crash", "message": f"worker ended: {what}"}
+        result: dict[str, Any] = json.loads(line)
+        result.update(log)
+        STATS.peak_rss_mb = max(STATS.peak_rss_mb, float(result.get("max_rss_mb", 0.0)))
+        STATS.compiles += 1
+        STATS.compile_seconds.append(float(result["seconds"]))
+        STATS.slowest = max(STATS.slowest, (float(result["seconds"]), label))
+        return result
+
+
+SERVER = CompileServer()
+
+
+def xla_compile(settings: Settings, label: str, text: str, target: Target) -> dict[str, Any]:
     path = settings.staging / "compile-input.mlir"
     path.write_text(text)
-    return worker(settings, label, "compile", "--module", str(path))
+    if settings.serve:
+        return SERVER.compile(settings, label, path, target)
+    devices = ("--devices", str(target.devices))
+    return worker(
+        settings, label, "compile", "--module", str(path), *devices, topology=target.topology
+    )
 
 
 # --- our checker -------------------------------------------------------------------------------
@@ -292,7 +385,7 @@ def xla_record(result: dict[str, Any]) -> dict[str, Any]:
 
 
 def probe_e1200_outputs(
-    settings: Settings, name: str, text: str, count: int
+    settings: Settings, name: str, text: str, count: int, target: Target
 ) -> tuple[list[int] | None, dict[str, Any]]:
     """XLA's full set of E1200 outputs: output i offends iff the module with every other
     output re-declared ``pinned_host`` is still rejected with E1200."""
@@ -304,7 +397,7 @@ def probe_e1200_outputs(
     for index in range(count):
         others = {j: "pinned_host" for j in range(count) if j != index}
         result = xla_compile(
-            settings, f"{name} probe {index}", mlir_text.with_result_kinds(text, others)
+            settings, f"{name} probe {index}", mlir_text.with_result_kinds(text, others), target
         )
         compiles += 1
         if result["status"] == "e1200":
@@ -312,10 +405,12 @@ def probe_e1200_outputs(
         elif result["status"] != "ok":
             unclear.append(index)
     every = {j: "pinned_host" for j in range(count)}
-    all_host = xla_compile(settings, f"{name} all host", mlir_text.with_result_kinds(text, every))
+    all_host = xla_compile(
+        settings, f"{name} all host", mlir_text.with_result_kinds(text, every), target
+    )
     host_fix = {j: "pinned_host" for j in offending}
     set_host = xla_compile(
-        settings, f"{name} xla set host", mlir_text.with_result_kinds(text, host_fix)
+        settings, f"{name} xla set host", mlir_text.with_result_kinds(text, host_fix), target
     )
     details = {
         "compiles": compiles + 2,
@@ -332,11 +427,12 @@ def probe_e1200_outputs(
 
 def verdict_of(settings: Settings, name: str, text: str, entry: dict[str, Any]) -> None:
     """Compile ``text``, establish XLA's E1200 set, run our checker; fill ``entry``."""
-    result = xla_compile(settings, name, text)
+    target = Target.of(entry, settings)
+    result = xla_compile(settings, name, text, target)
     entry["xla"] = xla_record(result)
     if result["status"] == "e1200":
         outputs, details = probe_e1200_outputs(
-            settings, name, text, len(entry["declared_memory_kinds"])
+            settings, name, text, len(entry["declared_memory_kinds"]), target
         )
         entry["xla"]["e1200_outputs"] = outputs
         entry["xla"]["probe"] = details
@@ -353,6 +449,11 @@ def verdict_of(settings: Settings, name: str, text: str, entry: dict[str, Any]) 
     )
 
 
+def mesh_target(entry: dict[str, Any]) -> dict[str, Any]:
+    """The topology and device count a derived module inherits (absent: one device)."""
+    return {key: entry[key] for key in ("topology", "devices") if key in entry}
+
+
 def attribute_mutants(entry: dict[str, Any]) -> list[tuple[int, str]]:
     """Result kind flips of a program XLA accepts: host outputs re-declared elsewhere."""
     flips = []
@@ -364,7 +465,7 @@ def attribute_mutants(entry: dict[str, Any]) -> list[tuple[int, str]]:
     return flips
 
 
-def run(settings: Settings, only: str | None, with_fix: bool) -> dict[str, Any]:
+def run(settings: Settings, only: str | None, with_fix: bool, with_jit: bool) -> dict[str, Any]:
     lowered_dir = settings.staging / "lowered"
     args = ["lower", "--out-dir", str(lowered_dir)] + (["--only", only] if only else [])
     lowered = worker(settings, "lower", *args)
@@ -387,11 +488,17 @@ def run(settings: Settings, only: str | None, with_fix: bool) -> dict[str, Any]:
             "declared_memory_kinds": info["declared_memory_kinds"],
             "result_info": info["result_info"],
         }
+        if info.get("devices", 1) > 1:
+            modules[name].update(topology=info["topology"], devices=info["devices"])
 
     for name in list(modules):
         entry = modules[name]
         verdict_of(settings, name, texts[name], entry)
-        jit = worker(settings, f"{name} jit", "jit", "--program", name)
+        if not with_jit:
+            continue
+        jit = worker(
+            settings, f"{name} jit", "jit", "--program", name, topology=entry.get("topology")
+        )
         entry["xla_jit"] = {"status": jit["status"], "seconds": jit.get("seconds")}
         if jit["status"] != entry["xla"]["status"]:
             say(settings, f"  note: jax.jit compile says {jit['status']}")
@@ -412,6 +519,7 @@ def run(settings: Settings, only: str | None, with_fix: bool) -> dict[str, Any]:
                 f'mhlo.memory_kind = "{kind}" (module-level mutation)',
                 "declared_memory_kinds": kinds,
                 "result_info": modules[name]["result_info"],
+                **mesh_target(modules[name]),
             }
             verdict_of(settings, mutant, texts[mutant], modules[mutant])
 
@@ -437,6 +545,7 @@ def run(settings: Settings, only: str | None, with_fix: bool) -> dict[str, Any]:
                     "description": f"{name} after host-offload-fix{{strategy={strategy}}}",
                     "declared_memory_kinds": [r.memory_kind for r in mlir_text.results(text)],
                     "result_info": entry["result_info"],
+                    **mesh_target(entry),
                 }
                 verdict_of(settings, target, text, modules[target])
     elif with_fix:
@@ -569,7 +678,15 @@ def main() -> None:
     parser.add_argument("--topology", default="v5e:2x2")
     parser.add_argument("--lock-wait", type=float, default=600.0)
     parser.add_argument("--no-fix", action="store_true", help="skip host-offload-fix")
+    parser.add_argument(
+        "--no-jit", action="store_true", help="skip the second compile through jax.jit"
+    )
     parser.add_argument("--quiet", action="store_true")
+    parser.add_argument(
+        "--serve",
+        action="store_true",
+        help="compile in one long-lived worker per topology instead of one process per compile",
+    )
     parser.add_argument(
         "--checker-note", default="", help="recorded with the checker's version, e.g. a commit"
     )
@@ -583,9 +700,13 @@ def main() -> None:
             lock_wait=args.lock_wait,
             staging=Path(staging),
             log=not args.quiet,
+            serve=args.serve,
         )
         started = time.monotonic()
-        result = run(settings, args.only, not args.no_fix)
+        try:
+            result = run(settings, args.only, not args.no_fix, not args.no_jit)
+        finally:
+            SERVER.stop()
         if args.checker_note:
             result["checker"] += f" ({args.checker_note})"
         document = write(args.out.resolve(), result, args.only)

@@ -6,8 +6,9 @@ job (lower the catalogue, compile one module) runs here, sequentially, under a m
 is written as JSON to ``--result``.
 
     python -m tools.differential.worker lower --out-dir DIR [--only REGEX] --result FILE
-    python -m tools.differential.worker compile --module FILE.mlir --result FILE
+    python -m tools.differential.worker compile --module FILE.mlir [--devices N] --result FILE
     python -m tools.differential.worker jit --program NAME [--only REGEX] --result FILE
+    python -m tools.differential.worker serve --result FILE   (compile requests on stdin)
 """
 
 from __future__ import annotations
@@ -34,10 +35,14 @@ def peak_rss_mb() -> float:
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0
 
 
-def tpu_device(topology: str) -> Any:
+def tpu_devices(topology: str) -> list[Any]:
     from jax.experimental import topologies
 
-    return topologies.get_topology_desc(topology, platform="tpu").devices[0]
+    return list(topologies.get_topology_desc(topology, platform="tpu").devices)
+
+
+def tpu_device(topology: str) -> Any:
+    return tpu_devices(topology)[0]
 
 
 def verdict(error: BaseException | None) -> dict[str, Any]:
@@ -94,10 +99,10 @@ def flipped(program: Any, index: int) -> Any:
     """``program`` with ``out_shardings`` of output ``index`` set to device memory."""
     import dataclasses
 
-    from tools.differential import catalogue
+    from tools.differential import catalogue_mesh
 
     leaves, out_tree = flat_out_shardings(program)
-    leaves[index] = catalogue.dev()
+    leaves[index] = catalogue_mesh.device_sharding_of(program, leaves[index])
     kwargs = dict(program.jit_kwargs)
     kwargs["out_shardings"] = out_tree.unflatten(leaves)
     return dataclasses.replace(
@@ -115,10 +120,33 @@ def lower_program(program: Any) -> Any:
     return jax.jit(program.fn, **program.jit_kwargs).trace(*program.args).lower()
 
 
-def catalogue_programs(device: Any, only: str | None) -> list[Any]:
-    from tools.differential import catalogue
+def exported_text(program: Any) -> str:
+    """The module ``jax.export`` serializes for ``program`` (generic form, debug locations)."""
+    import jax
+    from jax._src.interpreters import mlir as jax_mlir
 
-    programs = catalogue.programs(device)
+    exported = jax.export.export(jax.jit(program.fn, **program.jit_kwargs), platforms=["tpu"])
+    with jax_mlir.make_ir_context():
+        module = jax_mlir.ir.Module.parse(exported(*program.args).mlir_module())
+        asm: str = module.operation.get_asm(print_generic_op_form=True, enable_debug_info=True)
+    return asm.replace(f'"{REPO_ROOT}/', '"')
+
+
+def module_text(program: Any) -> str:
+    if getattr(program, "export", False):
+        return exported_text(program)
+    return generic_text(lower_program(program))
+
+
+def target_of(program: Any, default_topology: str) -> tuple[str, int]:
+    """The topology and the number of devices ``program`` is compiled for."""
+    return getattr(program, "topology", default_topology), getattr(program, "devices", 1)
+
+
+def catalogue_programs(device: Any, only: str | None) -> list[Any]:
+    from tools.differential import catalogue, catalogue_mesh
+
+    programs = catalogue.programs(device) + catalogue_mesh.programs()
     names = [p.name for p in programs]
     duplicates = sorted({n for n in names if names.count(n) > 1})
     if duplicates:
@@ -151,15 +179,18 @@ def do_lower(args: argparse.Namespace) -> dict[str, Any]:
             current, kind, base = todo.pop(0)
             start = time.perf_counter()
             try:
-                text = generic_text(lower_program(current))
+                text = module_text(current)
             except Exception as error:  # a program JAX refuses to lower is reported
                 modules[current.name] = {"kind": kind, "base": base, "lowering_error": str(error)}
                 continue
             (out_dir / f"{current.name}.mlir").write_text(text)
             kinds = [r.memory_kind for r in mlir_text.results(text)]
+            topology, devices = target_of(current, args.topology)
             modules[current.name] = {
                 "kind": kind,
                 "base": base,
+                "topology": topology,
+                "devices": devices,
                 "description": current.description,
                 "declared_memory_kinds": kinds,
                 "result_info": [r.result_info for r in mlir_text.results(text)],
@@ -178,29 +209,54 @@ def do_lower(args: argparse.Namespace) -> dict[str, Any]:
 
 def do_compile(args: argparse.Namespace) -> dict[str, Any]:
     """Compile a generic-form module text for the TPU device, as ``jax.jit`` would."""
+    return compile_module(tpu_devices(args.topology)[: args.devices], Path(args.module))
+
+
+def do_serve(args: argparse.Namespace) -> dict[str, Any]:
+    """Compile one module per request line (JSON: ``module``, ``devices``, ``log``) of stdin,
+    answering each with a JSON line on stdout; libtpu's stderr goes to the request's ``log``.
+    One process for many compiles saves the start-up of JAX and libtpu on each."""
+    import os
+    import sys
+
+    all_devices = tpu_devices(args.topology)
+    # Answers on a copy of stdout; anything else printed to stdout goes to the log.
+    answers = os.fdopen(os.dup(sys.stdout.fileno()), "w")
+    os.dup2(2, 1)
+    for line in sys.stdin:
+        request = json.loads(line)
+        with open(request["log"], "w") as log:
+            os.dup2(log.fileno(), 2)
+            os.dup2(log.fileno(), 1)
+            result = compile_module(all_devices[: request["devices"]], Path(request["module"]))
+        answers.write(json.dumps(result) + "\n")
+        answers.flush()
+    return {"status": "done"}
+
+
+def compile_module(devices: list[Any], module_path: Path) -> dict[str, Any]:
     import numpy as np
     from jax._src import compiler
     from jax._src.interpreters import mlir as jax_mlir
     from jax._src.lib import xla_client
 
-    device = tpu_device(args.topology)
-    text = Path(args.module).read_text()
+    text = module_path.read_text()
     with jax_mlir.make_ir_context():
         parse_start = time.perf_counter()
         module = jax_mlir.ir.Module.parse(text)
         parse_seconds = time.perf_counter() - parse_start
         options = compiler.get_compile_options(
             num_replicas=1,
-            num_partitions=1,
-            device_assignment=np.array([[device]]),
-            backend=device.client,
+            num_partitions=len(devices),
+            device_assignment=np.array([devices]),
+            backend=devices[0].client,
         )
         start = time.perf_counter()
         error: BaseException | None = None
         try:
-            device.client.compile(
+            devices[0].client.compile(
                 module,
-                executable_devices=xla_client.DeviceList((device,)),
+                executable_devices=xla_client.DeviceList(tuple(devices)),
                 compile_options=options,
             )
         except Exception as caught:
@@ -230,17 +286,18 @@ def do_jit(args: argparse.Namespace) -> dict[str, Any]:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
-    parser.add_argument("job", choices=["lower", "compile", "jit"])
+    parser.add_argument("job", choices=["lower", "compile", "jit", "serve"])
     parser.add_argument("--result", required=True)
     parser.add_argument("--memory-gb", type=float, default=8.0)
     parser.add_argument("--topology", default=TOPOLOGY)
+    parser.add_argument("--devices", type=int, default=1, help="compile for the first N devices")
     parser.add_argument("--out-dir")
     parser.add_argument("--only")
     parser.add_argument("--module")
     parser.add_argument("--program")
     args = parser.parse_args()
     limit_memory(args.memory_gb)
-    jobs = {"lower": do_lower, "compile": do_compile, "jit": do_jit}
+    jobs = {"lower": do_lower, "compile": do_compile, "jit": do_jit, "serve": do_serve}
     result = jobs[args.job](args)
     Path(args.result).write_text(json.dumps(result, indent=1))
 
