@@ -9,8 +9,8 @@ analysis, which is what ``host-offload-check`` reports) on every module, through
 on every program, and the check must leave every module as it was. See docs/differential.md.
 
 A disagreement is never resolved by editing the recorded data: it is listed in
-``KNOWN_DISAGREEMENTS`` with the reason, and its test is a strict xfail until the checker is
-fixed.
+``KNOWN_DISAGREEMENTS`` (conftest.py) with the reason, and its test is a strict xfail until the
+checker is fixed.
 """
 
 import json
@@ -18,9 +18,11 @@ from typing import Any
 
 import pytest
 from conftest import (
+    ALL_PROGRAMS,
+    CALL_IN_SHARD_MAP,
     DIFFERENTIAL_DIR,
+    KNOWN_DISAGREEMENTS,
     MODULES,
-    PROGRAMS,
     VERDICTS,
     crash_markers_in,
     differential_module,
@@ -33,17 +35,16 @@ from conftest import (
 from hostoffload.mlir import ir, passmanager
 from hostoffload.mlir._mlir_libs import _hostoffload
 
-# Why our checker does not give XLA's verdict, per module (a strict xfail each, with the reason);
-# empty while the checker agrees with XLA on every recorded module.
-KNOWN_DISAGREEMENTS: dict[str, str] = {}
 
-
-def with_known_disagreements(names: list[str]) -> list[Any]:
+def with_known_disagreements(names: list[str], only_reason: str | None = None) -> list[Any]:
+    """``names`` as parameters, a known disagreement (of ``only_reason``, if given) a strict
+    xfail."""
     params = []
     for name in names:
         marks = []
-        if name in KNOWN_DISAGREEMENTS:
-            marks.append(pytest.mark.xfail(strict=True, reason=KNOWN_DISAGREEMENTS[name]))
+        reason = KNOWN_DISAGREEMENTS.get(name)
+        if reason and only_reason in (None, reason):
+            marks.append(pytest.mark.xfail(strict=True, reason=reason))
         params.append(pytest.param(name, marks=marks, id=name))
     return params
 
@@ -94,7 +95,7 @@ def test_checker_agrees_with_xla(name: str) -> None:
     assert analyze(name) == expected, f"XLA: {MODULES[name]['xla']['message']}"
 
 
-@pytest.mark.parametrize("name", with_known_disagreements(PROGRAMS))
+@pytest.mark.parametrize("name", with_known_disagreements(ALL_PROGRAMS))
 def test_driver_reports_the_same(name: str) -> None:
     """Every program through ``offload-opt --host-offload-check``, as users run it."""
     result = run_offload_opt(differential_module(name), "--host-offload-check")
@@ -104,7 +105,7 @@ def test_driver_reports_the_same(name: str) -> None:
     assert e1200_outputs_in(result.stderr) == expected, result.stderr
 
 
-@pytest.mark.parametrize("name", sorted(MODULES))
+@pytest.mark.parametrize("name", with_known_disagreements(sorted(MODULES), CALL_IN_SHARD_MAP))
 def test_check_never_changes_the_module(name: str) -> None:
     with ir.Context():
         module = ir.Module.parse(differential_module(name).read_text())
