@@ -21,6 +21,7 @@ are those of tools/fuzz/fuzz.py.
 from __future__ import annotations
 
 import argparse
+import io
 import json
 import os
 import random
@@ -187,10 +188,10 @@ def run_input(
     ``hostoffload.check`` as a user calls it (converting in a child process)."""
     import hostoffload
     from hostoffload import _convert
-    from hostoffload._forms import SNIFF_BYTES, recognise
+    from hostoffload._forms import read_head, recognise
 
     problems: list[tuple[str, str]] = []
-    form = recognise(data[:SNIFF_BYTES])
+    form = recognise(read_head(io.BytesIO(data).read))
     source: bytes | None = data
     if form.needs_jax and form.name != "PRETTY":
         _send(stream, CONVERTING, b"")
