@@ -7,17 +7,38 @@ tests. The MLIR Python API with the host-offload passes registered lives in
 :mod:`hostoffload.mlir`.
 """
 
-from importlib.metadata import version as _version
+import importlib
+import os
 from typing import TYPE_CHECKING
-
-from hostoffload.compile_hook import MismatchError, MismatchWarning, start_from_environment, watch
-from hostoffload.diagnostic import Diagnostic, InputError, Location, Note
-from hostoffload.report import Finding, Fix, PathStep, Report, Start
 
 if TYPE_CHECKING:
     from hostoffload.api import check, check_jax, fix
+    from hostoffload.compile_hook import MismatchError, MismatchWarning, watch
+    from hostoffload.diagnostic import Diagnostic, InputError, Location, Note
+    from hostoffload.report import Finding, Fix, PathStep, Report, Start
 
-__version__ = _version("hostoffload")
+    __version__: str
+
+# The module of each public name. The offload-opt console script imports this package only
+# to exec the native driver, so nothing is imported before it is used: MLIR's Python
+# extension, the report types and even importlib.metadata would slow down every call.
+_MODULE_OF = {
+    "check": "api",
+    "check_jax": "api",
+    "fix": "api",
+    "MismatchError": "compile_hook",
+    "MismatchWarning": "compile_hook",
+    "watch": "compile_hook",
+    "Diagnostic": "diagnostic",
+    "InputError": "diagnostic",
+    "Location": "diagnostic",
+    "Note": "diagnostic",
+    "Finding": "report",
+    "Fix": "report",
+    "PathStep": "report",
+    "Report": "report",
+    "Start": "report",
+}
 
 __all__ = [
     "Diagnostic",
@@ -38,17 +59,20 @@ __all__ = [
     "watch",
 ]
 
-_API = ("check", "check_jax", "fix")
-
 
 def __getattr__(name: str) -> object:
-    # The offload-opt console script imports this package only to exec the native driver:
-    # loading MLIR's Python extension here would slow down every offload-opt call.
-    if name in _API:
-        from hostoffload import api
+    if name == "__version__":
+        from importlib.metadata import version
 
-        return getattr(api, name)
-    raise AttributeError(f"module 'hostoffload' has no attribute {name!r}")
+        return version("hostoffload")
+    module = _MODULE_OF.get(name)
+    if module is None:
+        raise AttributeError(f"module 'hostoffload' has no attribute {name!r}")
+    return getattr(importlib.import_module(f"hostoffload.{module}"), name)
 
 
-start_from_environment()
+# compile_hook reads the variable again and says what is wrong with a value it does not know.
+if os.environ.get("HOSTOFFLOAD_WATCH", "").strip() not in ("", "0"):
+    from hostoffload.compile_hook import start_from_environment
+
+    start_from_environment()
