@@ -25,15 +25,36 @@ static FailureOr<func::FuncOp> requireBody(func::FuncOp function) {
   return failure();
 }
 
+/// How many functions a wrong entry name is told it could have named.
+static constexpr unsigned kCandidatesShown = 20;
+
+/// Appends the names of the module's functions to `diag`, the first
+/// kCandidatesShown of them.
+static void describeFunctions(ModuleOp module, InFlightDiagnostic &diag) {
+  unsigned count = 0;
+  for (auto function : module.getOps<func::FuncOp>()) {
+    if (count < kCandidatesShown)
+      diag << (count == 0 ? "its functions are '" : ", '")
+           << toValidUTF8(function.getSymName()) << "'";
+    ++count;
+  }
+  if (count == 0)
+    diag << "it has no func.func at all";
+  else if (count > kCandidatesShown)
+    diag << " and " << count - kCandidatesShown << " more";
+}
+
 FailureOr<func::FuncOp> findEntryFunction(ModuleOp module,
                                           llvm::StringRef entryName) {
   if (!entryName.empty()) {
     auto named = module.lookupSymbol<func::FuncOp>(entryName);
     if (!named) {
-      emitError(module.getLoc())
+      InFlightDiagnostic diag =
+          emitError(module.getLoc())
           << "entry function '@" << toValidUTF8(entryName)
           << "' (from option entry=" << toValidUTF8(entryName)
-          << ") is not a func.func in this module";
+          << ") is not a func.func in this module: ";
+      describeFunctions(module, diag);
       return failure();
     }
     return requireBody(named);

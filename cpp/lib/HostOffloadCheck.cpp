@@ -25,8 +25,10 @@ struct HostOffloadCheckPass
       return;
     }
     emitFindings(*report);
-    if (report->hasErrors())
-      signalPassFailure();
+    if (!report->hasErrors())
+      return;
+    recordProgramError();
+    signalPassFailure();
   }
 };
 

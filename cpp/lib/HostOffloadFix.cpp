@@ -259,8 +259,10 @@ struct HostOffloadFixPass : impl::HostOffloadFixPassBase<HostOffloadFixPass> {
              "tuple elements in host memory back to device memory";
       fixable = false;
     }
-    if (!fixable)
+    if (!fixable) {
+      recordProgramError();
       return failure();
+    }
     declareInHostMemory(module, entryFunction, mismatches);
     return !mismatches.empty();
   }

@@ -8,7 +8,7 @@ from typing import Any, Literal
 
 from hostoffload import _errors, _source
 from hostoffload.diagnostic import InputError
-from hostoffload.mlir import ir, passmanager
+from hostoffload.mlir import passmanager
 from hostoffload.mlir._mlir_libs import _hostoffload
 from hostoffload.report import Report, Strategy
 
@@ -52,7 +52,6 @@ def check_named(
     """:func:`check`, naming text ``source`` ``name`` in the report and in errors."""
     _require_entry(entry, name)
     with _source.resolve(source, name, copy=False) as module:
-        _require_function(module, entry)
         # Just parsed and verified: a second verifier pass would cost as much as the analysis.
         return _analyze(module, entry, strict)
 
@@ -107,7 +106,6 @@ def fix_named(
     _require_entry(entry, name)
     options = f"strategy={strategy}" + (f' entry="{entry}"' if entry else "")
     with _source.resolve(source, name, copy=True) as module:
-        _require_function(module, entry)
         try:
             pipeline = passmanager.PassManager.parse(
                 f"builtin.module(host-offload-fix{{{options}}})"
@@ -133,28 +131,6 @@ def _require_entry(entry: str | None, name: str | None) -> None:
     except UnicodeEncodeError:
         message = f"entry={entry!r} names no function: it is not valid UTF-8"
         raise InputError.unlocated(message, source=name) from None
-
-
-def _require_function(module: _source.Resolved, entry: str | None) -> None:
-    """An ``entry`` that names no function of the module gets the functions it may name."""
-    if entry is None:
-        return
-    functions = [
-        op
-        for op in module.operation.regions[0].blocks[0].operations
-        if op.operation.name == "func.func"
-    ]
-    names = [ir.StringAttr(op.attributes["sym_name"]).value for op in functions]
-    if entry in names:
-        return
-    shown = ", ".join(f"'{n}'" for n in names[:_CANDIDATES_SHOWN])
-    more = f" and {len(names) - _CANDIDATES_SHOWN} more" if len(names) > _CANDIDATES_SHOWN else ""
-    candidates = f"its functions are {shown}{more}" if names else "it has no func.func at all"
-    message = f"entry function '@{entry}' is not a func.func in this module: {candidates}"
-    raise InputError.unlocated(message, source=module.name)
-
-
-_CANDIDATES_SHOWN = 20
 
 
 def _analyze(module: _source.Resolved, entry: str | None, strict: bool) -> Report:

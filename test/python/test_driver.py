@@ -1,9 +1,12 @@
 """The ``offload-opt`` console script and the native driver behind it."""
 
+import os
 import re
 import shutil
 import subprocess
 from pathlib import Path
+
+from conftest import CLEAN, EXAMPLE
 
 import hostoffload
 from hostoffload import _driver
@@ -51,7 +54,18 @@ def test_packaged_binaries_find_their_libraries_relative_to_themselves() -> None
         assert all(path.startswith("$ORIGIN") for path in search_paths), (binary, search_paths)
 
 
-def test_bad_input_gets_a_located_error_and_exit_code_1() -> None:
+def test_bad_input_gets_a_located_error_and_exit_code_2() -> None:
     result = run("-", "--host-offload-check", stdin="func.func @main(%arg0: ) {\n}\n")
-    assert result.returncode == 1
+    assert result.returncode == 2
     assert result.stderr.startswith("<stdin>:1:23: error: expected non-function type")
+
+
+def test_exit_code_1_is_only_a_verdict() -> None:
+    """1 is an error in the program; a wrong option or entry name is 2, like bad input."""
+    assert run(str(EXAMPLE), "--host-offload-check").returncode == 1
+    assert run(str(EXAMPLE), "--host-offload-check=strict=true").returncode == 1
+    wrong_entry = run(str(EXAMPLE), "--host-offload-check=entry=absent")
+    assert wrong_entry.returncode == 2
+    assert "its functions are 'main'" in wrong_entry.stderr
+    assert run(str(EXAMPLE), "--host-offload-fix=strategy=sideways").returncode == 2
+    assert run(str(CLEAN), "--host-offload-check", "-o", os.devnull).returncode == 0

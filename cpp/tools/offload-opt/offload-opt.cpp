@@ -36,6 +36,13 @@ static constexpr DefaultFlag kDefaultFlags[] = {
     {"mlir-print-op-on-diagnostic", "--mlir-print-op-on-diagnostic=false"},
 };
 
+/// The exit status: 1 only for an error in the program (E1200, E1201 under
+/// strict, an E1200 the fix cannot fix), 2 for input or options that could
+/// not be used, so that a script can tell a verdict from unreadable input.
+static constexpr int kExitClean = 0;
+static constexpr int kExitProgramError = 1;
+static constexpr int kExitBadInput = 2;
+
 static bool namesOption(llvm::StringRef arg, llvm::StringRef optionName) {
   if (!arg.consume_front("-"))
     return false;
@@ -69,7 +76,11 @@ int main(int argc, char **argv) {
   for (std::string &flag : addedFlags)
     args.insert(args.begin() + 1, flag.data());
 
-  return mlir::asMainReturnCode(mlir::MlirOptMain(
+  mlir::LogicalResult result = mlir::MlirOptMain(
       static_cast<int>(args.size()), args.data(),
-      "offload-opt: host-offload checks and fixes for StableHLO\n", registry));
+      "offload-opt: host-offload checks and fixes for StableHLO\n", registry);
+  if (mlir::succeeded(result))
+    return kExitClean;
+  return hostoffload::hasRecordedProgramError() ? kExitProgramError
+                                                : kExitBadInput;
 }
