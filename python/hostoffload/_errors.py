@@ -56,19 +56,9 @@ def mlir_errors(name: str | None) -> Iterator[None]:
         raise InputError.unlocated(UNDECODABLE, source=name) from None
 
 
-def parse_errors(report: str, name: str | None) -> tuple[Diagnostic, ...]:
+def parse_errors(report: str) -> tuple[Diagnostic, ...]:
     """The diagnostics of the JSON ``{"errors": [...]}`` of a failed parse of our C API."""
-    if name is not None:
-        report = name_buffer(report, name)
     return tuple(Diagnostic.from_json(error) for error in json.loads(report)["errors"])
-
-
-def name_buffer(report: str, name: str) -> str:
-    """``report``, JSON of our C API, with the file ``-`` (MLIR's name of the text it parses,
-    which locations made up while parsing point at) replaced by ``name``. The C API writes
-    compact JSON whose strings escape every quote, so ``"file":"-"`` is only ever a location's
-    file; replacing it in the text spares walking every object of a large report."""
-    return report.replace('"file":"-"', '"file":' + json.dumps(name))
 
 
 def position(diagnostics: tuple[Diagnostic, ...]) -> tuple[int, int]:

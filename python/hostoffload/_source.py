@@ -189,14 +189,20 @@ def _from_bytes(data: bytes, context: ir.Context, name: str | None, path: str | 
     return _parse_text(data, form, context, name, path)
 
 
+def _buffer_name(name: str | None) -> bytes:
+    """What the parser names the text, so that the locations it makes up name the input;
+    ``-`` (MLIR's name for text of no file) when it has no name."""
+    return os.fsencode(name) if name is not None else b"-"
+
+
 def _parse_generic(text: str | bytes, name: str | None, context: ir.Context) -> ir.Module:
     """Parses text our MLIR reads, through our C API rather than ir.Module.parse: MLIR's
     Python bindings abort on some errors whose message is not UTF-8, and print the failing
     op whole into each error."""
     data = text.encode("utf-8", "surrogateescape") if isinstance(text, str) else text
-    module, errors = _hostoffload.parse(context, data)
+    module, errors = _hostoffload.parse(context, data, _buffer_name(name))
     if module is None:
-        raise InputError(*_errors.parse_errors(errors, name), source=name)
+        raise InputError(*_errors.parse_errors(errors), source=name)
     return module
 
 
@@ -205,10 +211,10 @@ def _parse_text(
 ) -> ir.Module:
     """MLIR text: our parser first (pretty text of func and generic ops is ours too), then,
     for text it cannot read, jaxlib's."""
-    module, errors = _hostoffload.parse(context, data)
+    module, errors = _hostoffload.parse(context, data, _buffer_name(name))
     if module is not None:
         return module
-    ours = _errors.parse_errors(errors, name)
+    ours = _errors.parse_errors(errors)
     if form is Form.UNKNOWN:
         note = Note(f"the input is {looks_like(data)}; {READABLE}", Location.unknown())
         first, *rest = ours

@@ -137,6 +137,6 @@ def _analyze(module: _source.Resolved, entry: str | None, strict: bool) -> Repor
     _, text = _hostoffload.analyze(module.operation, entry or "", strict, module.verified)
     if module.name is None:
         return Report.from_json(text)
-    data = json.loads(_errors.name_buffer(text, module.name))
+    data = json.loads(text)
     data["source"] = module.name
     return Report.from_json(data)

@@ -179,7 +179,7 @@ def test_unparseable_file_names_the_file(tmp_path: Path) -> None:
     with pytest.raises(InputError) as caught:
         check(bad)
     (diagnostic,) = caught.value.diagnostics
-    assert diagnostic.location == Location(str(bad), 2, 15, 'loc("-":2:15)')
+    assert diagnostic.location == Location(str(bad), 2, 15, f'loc("{bad}":2:15)')
     assert str(caught.value) == f"{bad}:2:15: error: invalid SSA name"
 
 
