@@ -66,7 +66,7 @@ def test_pass_errors_reach_the_diagnostic_handler() -> None:
     assert seen == [
         (
             "DiagnosticSeverity.ERROR",
-            "entry function '@absent' (from option entry=absent) is not a func.func in this module: "
-            "its functions are 'main'",
+            "entry function '@absent' (from option entry=absent) is not a func.func in this "
+            "module: its functions are 'main'",
         )
     ]
