@@ -5,15 +5,12 @@ import pickle
 from pathlib import Path
 
 import pytest
-from conftest import PROGRAMS, differential_module, xla_e1200_outputs
+from conftest import EXAMPLE, PROGRAMS, REPO_ROOT, differential_module, xla_e1200_outputs
 
 import hostoffload
 from hostoffload import InputError, Location, Report, check
 from hostoffload._source import is_text
 from hostoffload.mlir import ir
-
-REPO_ROOT = Path(__file__).resolve().parents[2]
-EXAMPLE = REPO_ROOT / "examples" / "offloaded_state.mlir"
 
 TWO_PUBLIC_FUNCTIONS = """
 "builtin.module"() ({

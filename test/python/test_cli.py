@@ -10,25 +10,12 @@ import sysconfig
 from pathlib import Path
 
 import pytest
-from conftest import CLEAN, HOST_COMPUTE_ONLY
+from conftest import CLEAN, EXAMPLE, HOST_COMPUTE_ONLY, REPO_ROOT, run_hostoffload
 from test_report import sarif_errors
 
 from hostoffload import Report, cli
 
-REPO_ROOT = Path(__file__).resolve().parents[2]
-EXAMPLE = REPO_ROOT / "examples" / "offloaded_state.mlir"
 UNPARSEABLE = '"builtin.module"() ({\n  "func.func"() : () -> (\n}) : () -> ()\n'
-
-
-def run(*args: str | Path, stdin: str | None = None) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "hostoffload", *map(str, args)],
-        input=stdin,
-        capture_output=True,
-        text=True,
-        timeout=120,
-        cwd=REPO_ROOT,
-    )
 
 
 def assert_no_traceback(result: subprocess.CompletedProcess[str]) -> None:
@@ -42,13 +29,13 @@ def summary_line(stdout: str, source: str | Path) -> str:
 
 
 def test_clean_module_exits_0() -> None:
-    result = run("check", CLEAN)
+    result = run_hostoffload("check", CLEAN)
     assert (result.returncode, result.stderr) == (0, "")
     assert result.stdout == f"{CLEAN}: @main: no errors or warnings\n"
 
 
 def test_errors_exit_1_with_compiler_style_text() -> None:
-    result = run("check", "examples/offloaded_state.mlir")
+    result = run_hostoffload("check", "examples/offloaded_state.mlir")
     assert result.returncode == 1
     lines = result.stdout.splitlines()
     assert lines[0].startswith("examples/offloaded_state.py:19:12: error: E1200: ")
@@ -57,7 +44,7 @@ def test_errors_exit_1_with_compiler_style_text() -> None:
 
 
 def test_text_ends_with_one_out_shardings_for_the_failing_outputs() -> None:
-    result = run("check", "examples/offloaded_state.mlir")
+    result = run_hostoffload("check", "examples/offloaded_state.mlir")
     lines = result.stdout.splitlines()
     heading = lines.index(
         "examples/offloaded_state.mlir: fix in JAX (keep every failing output in host memory), "
@@ -67,21 +54,21 @@ def test_text_ends_with_one_out_shardings_for_the_failing_outputs() -> None:
 
 
 def test_warnings_alone_exit_0_and_strict_makes_them_errors() -> None:
-    assert run("check", HOST_COMPUTE_ONLY).returncode == 0
-    strict = run("check", "--strict", HOST_COMPUTE_ONLY)
+    assert run_hostoffload("check", HOST_COMPUTE_ONLY).returncode == 0
+    strict = run_hostoffload("check", "--strict", HOST_COMPUTE_ONLY)
     assert strict.returncode == 1
     assert ": error: E1201: " in strict.stdout
 
 
 def test_stdin() -> None:
-    result = run("check", "-", stdin=EXAMPLE.read_text())
+    result = run_hostoffload("check", "-", stdin=EXAMPLE.read_text())
     assert result.returncode == 1
     assert summary_line(result.stdout, "<stdin>") == "<stdin>: @main: 2 errors, 1 warning"
 
 
 @pytest.mark.parametrize("option", [("--json",), ("--format", "json")])
 def test_json_lines_one_report_per_file(option: tuple[str, ...]) -> None:
-    result = run("check", *option, EXAMPLE, CLEAN)
+    result = run_hostoffload("check", *option, EXAMPLE, CLEAN)
     assert result.returncode == 1
     first, second = (Report.from_json(line) for line in result.stdout.splitlines())
     assert [f.output_index for f in first.errors] == [0, 1]
@@ -91,7 +78,7 @@ def test_json_lines_one_report_per_file(option: tuple[str, ...]) -> None:
 
 @pytest.mark.parametrize("option", [("--sarif",), ("--format", "sarif")])
 def test_sarif_for_several_files(option: tuple[str, ...]) -> None:
-    result = run("check", *option, EXAMPLE, CLEAN)
+    result = run_hostoffload("check", *option, EXAMPLE, CLEAN)
     assert result.returncode == 1
     log = json.loads(result.stdout)
     assert sarif_errors(log) == []
@@ -101,7 +88,7 @@ def test_sarif_for_several_files(option: tuple[str, ...]) -> None:
 
 def test_sarif_names_files_relative_to_the_repository() -> None:
     # The tests run in a git checkout: the example is under its root.
-    log = json.loads(run("check", "--format", "sarif", EXAMPLE).stdout)
+    log = json.loads(run_hostoffload("check", "--format", "sarif", EXAMPLE).stdout)
     assert sarif_errors(log) == []
     (run_log,) = log["runs"]
     assert run_log["originalUriBaseIds"] == {"SRCROOT": {"uri": f"{REPO_ROOT.as_uri()}/"}}
@@ -117,7 +104,7 @@ def test_sarif_names_files_relative_to_the_repository() -> None:
 
 
 def test_github_annotations() -> None:
-    result = run("check", "--format", "github", EXAMPLE)
+    result = run_hostoffload("check", "--format", "github", EXAMPLE)
     assert result.returncode == 1
     lines = result.stdout.splitlines()
     assert [line.split(" ", 1)[0] for line in lines] == ["::error", "::error", "::warning"]
@@ -131,37 +118,39 @@ def test_github_annotations() -> None:
 
 
 def test_github_annotation_of_bad_input() -> None:
-    result = run("check", "--format", "github", "-", stdin=UNPARSEABLE)
+    result = run_hostoffload("check", "--format", "github", "-", stdin=UNPARSEABLE)
     assert result.returncode == 2
     assert result.stdout == ("::error file=<stdin>,line=2,col=26::expected non-function type\n")
 
 
 def test_ignore_drops_a_code_and_its_exit_status() -> None:
-    result = run("check", "--ignore", "E1200", "--ignore", "w1201", EXAMPLE)
+    result = run_hostoffload("check", "--ignore", "E1200", "--ignore", "w1201", EXAMPLE)
     assert result.returncode == 0
     assert result.stdout == f"{EXAMPLE}: @main: no errors or warnings\n"
 
 
 def test_ignore_of_an_unknown_code_is_a_usage_error() -> None:
-    result = run("check", "--ignore", "W9999", EXAMPLE)
+    result = run_hostoffload("check", "--ignore", "W9999", EXAMPLE)
     assert result.returncode == 2
     assert "unknown code 'W9999'; the codes are E1200, W1201, E1201, W1202" in result.stderr
     assert_no_traceback(result)
 
 
 def test_warnings_as_errors() -> None:
-    assert run("check", HOST_COMPUTE_ONLY).returncode == 0
-    result = run("check", "--warnings-as-errors", HOST_COMPUTE_ONLY)
+    assert run_hostoffload("check", HOST_COMPUTE_ONLY).returncode == 0
+    result = run_hostoffload("check", "--warnings-as-errors", HOST_COMPUTE_ONLY)
     assert result.returncode == 1
     assert ": error: W1201: " in result.stdout
     assert ": warning: " not in result.stdout
-    sarif = json.loads(run("check", "--sarif", "--warnings-as-errors", HOST_COMPUTE_ONLY).stdout)
+    sarif = json.loads(
+        run_hostoffload("check", "--sarif", "--warnings-as-errors", HOST_COMPUTE_ONLY).stdout
+    )
     assert {r["level"] for r in sarif["runs"][0]["results"]} == {"error"}
 
 
 def test_quiet_prints_the_findings_only() -> None:
-    assert run("check", "--quiet", CLEAN).stdout == ""
-    result = run("check", "-q", EXAMPLE)
+    assert run_hostoffload("check", "--quiet", CLEAN).stdout == ""
+    result = run_hostoffload("check", "-q", EXAMPLE)
     assert result.returncode == 1
     lines = result.stdout.splitlines()
     assert sum(not line.startswith("  ") for line in lines) == 3
@@ -201,7 +190,7 @@ def test_colour_on_a_terminal_unless_no_color() -> None:
     plain = run_on_a_terminal("check", str(EXAMPLE), env={"NO_COLOR": "1"})
     assert "\033[" not in plain and ": error: E1200: " in plain
     # Not a terminal: no colour.
-    assert "\033[" not in run("check", EXAMPLE).stdout
+    assert "\033[" not in run_hostoffload("check", EXAMPLE).stdout
 
 
 def test_closed_pipe_ends_quietly() -> None:
@@ -244,20 +233,20 @@ print("compiled", sys.argv[1:])
 def test_run_checks_what_the_script_compiles(tmp_path: Path) -> None:
     script = tmp_path / "train.py"
     script.write_text(RUN_SCRIPT)
-    result = run("run", script, "--steps", "3")
+    result = run_hostoffload("run", script, "--steps", "3")
     assert result.returncode == 1
     assert "hostoffload.compile_hook.MismatchError: " in result.stderr
     assert f"{script}:9:19: error: E1200: " in result.stderr
     assert "compiled" not in result.stdout
 
-    warned = run("run", "--warn", script, "--steps", "3")
+    warned = run_hostoffload("run", "--warn", script, "--steps", "3")
     assert warned.returncode == 0, warned.stderr
     assert warned.stdout == "compiled ['--steps', '3']\n"
     assert "MismatchWarning" in warned.stderr
 
 
 def test_run_without_the_script_exits_2() -> None:
-    result = run("run", "missing.py")
+    result = run_hostoffload("run", "missing.py")
     assert (result.returncode, result.stderr) == (
         2,
         "missing.py: error: cannot run the script: no such file\n",
@@ -265,27 +254,27 @@ def test_run_without_the_script_exits_2() -> None:
 
 
 def test_missing_file_exits_2() -> None:
-    result = run("check", "missing.mlir")
+    result = run_hostoffload("check", "missing.mlir")
     assert result.returncode == 2
     assert result.stderr == "missing.mlir: error: cannot read the file: No such file or directory\n"
     assert result.stdout == ""
 
 
 def test_unparseable_text_exits_2_with_the_located_message() -> None:
-    result = run("check", "-", stdin=UNPARSEABLE)
+    result = run_hostoffload("check", "-", stdin=UNPARSEABLE)
     assert result.returncode == 2
     assert result.stderr == "<stdin>:2:26: error: expected non-function type\n"
     assert_no_traceback(result)
 
 
 def test_no_entry_function_exits_2() -> None:
-    result = run("check", "--entry", "absent", EXAMPLE)
+    result = run_hostoffload("check", "--entry", "absent", EXAMPLE)
     assert result.returncode == 2
     assert result.stderr.startswith(f"{EXAMPLE}: error: entry function '@absent'")
 
 
 def test_bad_input_among_good_still_reports_the_good_and_exits_2() -> None:
-    result = run("check", "--json", CLEAN, "-", stdin=UNPARSEABLE)
+    result = run_hostoffload("check", "--json", CLEAN, "-", stdin=UNPARSEABLE)
     assert result.returncode == 2
     good, bad = (json.loads(line) for line in result.stdout.splitlines())
     assert Report.from_json(good).ok
@@ -295,7 +284,7 @@ def test_bad_input_among_good_still_reports_the_good_and_exits_2() -> None:
 
 
 def test_sarif_reports_bad_input_as_a_failed_execution() -> None:
-    result = run("check", "--sarif", CLEAN, "missing.mlir")
+    result = run_hostoffload("check", "--sarif", CLEAN, "missing.mlir")
     assert result.returncode == 2
     log = json.loads(result.stdout)
     assert sarif_errors(log) == []
@@ -312,7 +301,7 @@ def test_sarif_reports_bad_input_as_a_failed_execution() -> None:
     [(), ("check",), ("check", "--json", "--sarif", "x.mlir"), ("lint", "x.mlir"), ("--nope",)],
 )
 def test_usage_errors_exit_2(args: tuple[str, ...]) -> None:
-    result = run(*args)
+    result = run_hostoffload(*args)
     assert result.returncode == 2
     assert result.stderr.startswith("usage: hostoffload")
     assert_no_traceback(result)
@@ -327,13 +316,13 @@ def test_pretty_text_on_stdin() -> None:
         (4,), "float32", sharding=SingleDeviceSharding(cpu, memory_kind="pinned_host")
     )
     lowered = jax.jit(lambda x: x * 2).trace(host).lower(lowering_platforms=("tpu",))
-    result = run("check", "-", stdin=lowered.as_text())
+    result = run_hostoffload("check", "-", stdin=lowered.as_text())
     assert result.returncode == 1, result.stderr
     assert "error: E1200: " in result.stdout
 
 
 def test_version() -> None:
-    result = run("--version")
+    result = run_hostoffload("--version")
     assert result.returncode == 0
     assert result.stdout.startswith("hostoffload ")
 
@@ -350,7 +339,7 @@ def test_internal_error_is_one_line_and_exit_2(
 
 
 def test_json_locations_count_columns_from_1() -> None:
-    (line,) = run("check", "--json", EXAMPLE).stdout.splitlines()
+    (line,) = run_hostoffload("check", "--json", EXAMPLE).stdout.splitlines()
     location = json.loads(line)["findings"][0]["location"]
     assert (location["line"], location["column"]) == (19, 12)
 
@@ -361,7 +350,7 @@ def test_a_directory_checks_the_dump_files_in_it(tmp_path: Path) -> None:
     (dump / "a" / "step.mlir").write_text(EXAMPLE.read_text())
     (dump / "clean.mlir").write_text(CLEAN.read_text())
     (dump / "notes.txt").write_text("not a dump file")
-    result = run("check", "--json", dump)
+    result = run_hostoffload("check", "--json", dump)
     assert result.returncode == 1, result.stderr
     reports = [Report.from_json(line) for line in result.stdout.splitlines()]
     assert [report.source for report in reports] == [
@@ -372,7 +361,7 @@ def test_a_directory_checks_the_dump_files_in_it(tmp_path: Path) -> None:
 
 
 def test_a_directory_without_dump_files_exits_2(tmp_path: Path) -> None:
-    result = run("check", tmp_path)
+    result = run_hostoffload("check", tmp_path)
     assert result.returncode == 2
     assert result.stderr.startswith(f"{tmp_path}: error: this is a directory")
     assert_no_traceback(result)

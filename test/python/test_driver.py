@@ -6,21 +6,15 @@ import shutil
 import subprocess
 from pathlib import Path
 
-from conftest import CLEAN, EXAMPLE
+from conftest import CLEAN, EXAMPLE, run_offload_opt
 
 import hostoffload
 from hostoffload import _driver
 
 
-def run(*args: str, stdin: str | None = None) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        ["offload-opt", *args], input=stdin, capture_output=True, text=True, timeout=60
-    )
-
-
 def test_console_script_is_on_path_and_execs_the_native_driver() -> None:
     assert shutil.which("offload-opt") is not None
-    result = run("--version")
+    result = run_offload_opt("--version")
     assert result.returncode == 0
     assert result.stdout.splitlines() == [
         f"offload-opt (hostoffload) {hostoffload.__version__}",
@@ -55,17 +49,17 @@ def test_packaged_binaries_find_their_libraries_relative_to_themselves() -> None
 
 
 def test_bad_input_gets_a_located_error_and_exit_code_2() -> None:
-    result = run("-", "--host-offload-check", stdin="func.func @main(%arg0: ) {\n}\n")
+    result = run_offload_opt("-", "--host-offload-check", stdin="func.func @main(%arg0: ) {\n}\n")
     assert result.returncode == 2
     assert result.stderr.startswith("<stdin>:1:23: error: expected non-function type")
 
 
 def test_exit_code_1_is_only_a_verdict() -> None:
     """1 is an error in the program; a wrong option or entry name is 2, like bad input."""
-    assert run(str(EXAMPLE), "--host-offload-check").returncode == 1
-    assert run(str(EXAMPLE), "--host-offload-check=strict=true").returncode == 1
-    wrong_entry = run(str(EXAMPLE), "--host-offload-check=entry=absent")
+    assert run_offload_opt(str(EXAMPLE), "--host-offload-check").returncode == 1
+    assert run_offload_opt(str(EXAMPLE), "--host-offload-check=strict=true").returncode == 1
+    wrong_entry = run_offload_opt(str(EXAMPLE), "--host-offload-check=entry=absent")
     assert wrong_entry.returncode == 2
     assert "its functions are 'main'" in wrong_entry.stderr
-    assert run(str(EXAMPLE), "--host-offload-fix=strategy=sideways").returncode == 2
-    assert run(str(CLEAN), "--host-offload-check", "-o", os.devnull).returncode == 0
+    assert run_offload_opt(str(EXAMPLE), "--host-offload-fix=strategy=sideways").returncode == 2
+    assert run_offload_opt(str(CLEAN), "--host-offload-check", "-o", os.devnull).returncode == 0

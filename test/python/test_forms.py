@@ -14,6 +14,7 @@ import textwrap
 from pathlib import Path
 
 import pytest
+from conftest import REPO_ROOT
 
 import hostoffload
 from hostoffload import InputError, Report, _convert, _hlo, check, fix
@@ -22,7 +23,6 @@ from hostoffload._forms import Form, find_dump_files, read_head, recognise
 
 jax = pytest.importorskip("jax")
 
-REPO_ROOT = Path(__file__).resolve().parents[2]
 INPUTS = REPO_ROOT / "test" / "lit" / "forms" / "Inputs"
 HOSTILE = INPUTS / "hostile"
 GENERIC = INPUTS / "step.generic.mlir"

@@ -6,11 +6,10 @@ takes minutes, so the suite checks its syntax only, and docs/python-api.md says 
 
 import subprocess
 from importlib.metadata import distribution, entry_points
-from pathlib import Path
+
+from conftest import REPO_ROOT
 
 from hostoffload.codes import help_uri
-
-REPO_ROOT = Path(__file__).resolve().parents[2]
 
 
 def test_console_scripts() -> None:

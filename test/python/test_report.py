@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import CLEAN, HOST_COMPUTE_ONLY, PROGRAMS, differential_module
+from conftest import CLEAN, EXAMPLE, HOST_COMPUTE_ONLY, PROGRAMS, REPO_ROOT, differential_module
 
 import hostoffload
 from hostoffload import InputError, Location, Report, check, github
@@ -22,8 +22,6 @@ from hostoffload.mlir import ir
 from hostoffload.mlir._mlir_libs import _hostoffload
 from hostoffload.sarif import sarif_log, to_sarif
 
-REPO_ROOT = Path(__file__).resolve().parents[2]
-EXAMPLE = REPO_ROOT / "examples" / "offloaded_state.mlir"
 CORPUS = [differential_module(name) for name in PROGRAMS]
 MODULES = [EXAMPLE, *CORPUS]
 

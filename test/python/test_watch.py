@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from conftest import REPO_ROOT
 
 import hostoffload
 from hostoffload.compile_hook import HOOKED_FUNCTION, HOOKED_MODULE, MismatchWarning
@@ -190,7 +191,7 @@ def test_unknown_environment_value_warns_and_does_not_watch() -> None:
     )
 
 
-JAX_DOC = Path(__file__).resolve().parents[2] / "docs" / "jax.md"
+JAX_DOC = REPO_ROOT / "docs" / "jax.md"
 JAX_DOC_EXAMPLES = re.findall(r"```python\n(.*?)```", JAX_DOC.read_text(), flags=re.DOTALL)
 
 
