@@ -251,7 +251,7 @@ struct HostOffloadFixPass : impl::HostOffloadFixPassBase<HostOffloadFixPass> {
             return fix.strategy == Fix::Strategy::Host;
           }))
         continue;
-      emitError(finding->loc)
+      emitError(withEditorColumns(finding->loc))
           << "host-offload-fix: strategy=host cannot fix output "
           << *finding->outputIndex
           << ": it is tuple-typed, and XLA does not implement a memory kind "
@@ -288,7 +288,7 @@ struct HostOffloadFixPass : impl::HostOffloadFixPassBase<HostOffloadFixPass> {
       for (const Finding *finding : mismatches) {
         if (fixed.emplace(*finding->outputIndex, finding->tupleIndex).second)
           continue;
-        emitError(finding->loc)
+        emitError(withEditorColumns(finding->loc))
             << "host-offload-fix: strategy=device moved output "
             << *finding->outputIndex
             << " back to device memory, but the analysis still finds host "
