@@ -71,8 +71,8 @@ def __getattr__(name: str) -> object:
     return getattr(importlib.import_module(f"hostoffload.{module}"), name)
 
 
-# compile_hook reads the variable again and says what is wrong with a value it does not know.
-if os.environ.get("HOSTOFFLOAD_WATCH", "").strip() not in ("", "0"):
+# compile_hook reads the value, and says what is wrong with one it does not know.
+if "HOSTOFFLOAD_WATCH" in os.environ:
     from hostoffload.compile_hook import start_from_environment
 
     start_from_environment()
