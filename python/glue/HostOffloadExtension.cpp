@@ -82,5 +82,18 @@ NB_MODULE(_hostoffload, m) {
       "a list of (code, severity, description, strict_form_of), where "
       "severity is \"error\" or \"warning\" and strict_form_of names the "
       "code this one replaces under strict=True (else None).");
+  m.def(
+      "former_finding_codes",
+      [] {
+        std::vector<std::pair<std::string, std::string>> rows;
+        for (intptr_t i = 0, e = hostoffloadGetNumFormerFindingCodes(); i < e;
+             ++i) {
+          HostoffloadFormerFindingCode row = hostoffloadGetFormerFindingCode(i);
+          rows.emplace_back(toString(row.former), toString(row.code));
+        }
+        return rows;
+      },
+      "Our codes as they were printed before the HO prefix: a list of "
+      "(former, code).");
   m.attr("PATH_STEPS_AT_EACH_END") = hostoffloadGetPathStepsAtEachEnd();
 }

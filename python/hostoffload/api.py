@@ -39,7 +39,7 @@ def check(source: object, *, entry: str | None = None, strict: bool = False) -> 
       the platform that offloads (see :func:`check_jax`).
 
     ``entry`` names the entry function (default: ``@main``, else the only public function);
-    ``strict`` reports device computation on host memory as error E1201, as XLA does under
+    ``strict`` reports device computation on host memory as error HOE101, as XLA does under
     ``xla_disable_automatic_host_compute_offload``.
 
     Raises :class:`InputError` when the source cannot be read or parsed, is of another type,

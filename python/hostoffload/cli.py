@@ -1,7 +1,7 @@
 """The ``hostoffload`` command (also ``python -m hostoffload``): check modules for E1200, fix
 them, or run a script with every program JAX compiles checked.
 
-Exit status: 0 nothing wrong, 1 an error found (E1200, E1201 under ``--strict``, any warning
+Exit status: 0 nothing wrong, 1 an error found (E1200, HOE101 under ``--strict``, any warning
 under ``--warnings-as-errors``), 2 an input could not be checked or fixed (unreadable or
 unparseable, no entry function), bad usage, or an internal error; 141 (128 + SIGPIPE, as a
 shell reports a command its reader stopped) when the reader of the output closed it early.
@@ -20,7 +20,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from hostoffload import __version__, _forms, api, github, sarif
-from hostoffload.codes import codes
+from hostoffload.codes import code_named
 from hostoffload.diagnostic import InputError
 from hostoffload.report import Report
 
@@ -88,7 +88,7 @@ def _parser() -> argparse.ArgumentParser:
     )
     _add_entry(check)
     check.add_argument(
-        "--strict", action="store_true", help="device compute on host memory is error E1201"
+        "--strict", action="store_true", help="device compute on host memory is error HOE101"
     )
     _add_ignore(check)
     check.add_argument(
@@ -128,7 +128,7 @@ def _parser() -> argparse.ArgumentParser:
         "--warn", action="store_true", help="warn (MismatchWarning) and compile instead"
     )
     run.add_argument(
-        "--strict", action="store_true", help="device compute on host memory is error E1201"
+        "--strict", action="store_true", help="device compute on host memory is error HOE101"
     )
     _add_ignore(run)
     run.add_argument("script", metavar="SCRIPT", help="the Python script")
@@ -149,15 +149,18 @@ def _add_ignore(parser: argparse.ArgumentParser) -> None:
         default=[],
         type=_code,
         metavar="CODE",
-        help="leave out the findings of CODE, e.g. W1201 (repeatable)",
+        help="leave out the findings of CODE, e.g. HOW101 (repeatable)",
     )
 
 
 def _code(text: str) -> str:
-    code = text.strip().upper()
-    if code not in codes():
-        raise argparse.ArgumentTypeError(
-            f"unknown code {text!r}; the codes are {', '.join(codes())} (docs/diagnostics.md)"
+    try:
+        code = code_named(text)
+    except ValueError as error:
+        raise argparse.ArgumentTypeError(str(error)) from None
+    if code != text.strip().upper():
+        sys.stderr.write(
+            f"hostoffload: --ignore {text}: the code is {code} now (docs/diagnostics.md)\n"
         )
     return code
 

@@ -22,7 +22,7 @@ DIAGNOSTICS_URL_LABEL = "Diagnostics"
 @dataclass(frozen=True)
 class Code:
     """One diagnostic code: its severity, what it means in one line, and the code it replaces
-    under ``strict`` (E1201 replaces W1201), if any."""
+    under ``strict`` (HOE101 replaces HOW101), if any."""
 
     code: str
     severity: Severity
@@ -48,6 +48,29 @@ def codes() -> dict[str, Code]:
         code: Code(code, cast(Severity, severity), summary, strict_form_of)
         for code, severity, summary, strict_form_of in _hostoffload.finding_codes()
     }
+
+
+@cache
+def former_codes() -> dict[str, str]:
+    """Our codes as they were printed before they got the ``HO`` prefix (the 12xx range is
+    XLA's), each with the code printed now: ``{"W1201": "HOW101", ...}``."""
+    from hostoffload.mlir._mlir_libs import _hostoffload
+
+    return dict(_hostoffload.former_finding_codes())
+
+
+def code_named(text: str) -> str:
+    """The code that ``text`` names, in any case: a code, or a former code for the code it
+    became (``W1201`` names ``HOW101``). Raises ``ValueError`` saying which codes there are
+    for anything else."""
+    code = text.strip().upper()
+    if code in codes():
+        return code
+    if code in former_codes():
+        return former_codes()[code]
+    raise ValueError(
+        f"unknown code {text!r}; the codes are {', '.join(codes())} (docs/diagnostics.md)"
+    )
 
 
 @cache

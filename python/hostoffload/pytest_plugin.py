@@ -34,22 +34,19 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     group.addoption(
         "--hostoffload-strict",
         action="store_true",
-        help="with --hostoffload, device compute on host memory is error E1201",
+        help="with --hostoffload, device compute on host memory is error HOE101",
     )
 
 
 def pytest_configure(config: pytest.Config) -> None:
     if not config.getoption(OPTION):
         return
-    from hostoffload.codes import codes
+    from hostoffload.codes import code_named
 
-    ignore = tuple(code.strip().upper() for code in config.getoption("--hostoffload-ignore"))
-    unknown = [code for code in ignore if code not in codes()]
-    if unknown:
-        raise pytest.UsageError(
-            f"--hostoffload-ignore: unknown code {unknown[0]!r}; the codes are "
-            f"{', '.join(codes())} (docs/diagnostics.md)"
-        )
+    try:
+        ignore = tuple(code_named(code) for code in config.getoption("--hostoffload-ignore"))
+    except ValueError as error:
+        raise pytest.UsageError(f"--hostoffload-ignore: {error}") from None
     checker = _checker(ignore=ignore, strict=config.getoption("--hostoffload-strict"))
     config.pluginmanager.register(checker, PLUGIN_NAME)
 

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from typing import Any, Literal, cast
 
 from hostoffload import jax_fix
-from hostoffload.codes import Severity
+from hostoffload.codes import Severity, code_named
 from hostoffload.diagnostic import Diagnostic, InputError, Location, Note, render
 
 JAX_FIX_HEADING = "fix in JAX (keep every failing output in host memory), for jax.jit:"
@@ -217,8 +217,9 @@ class Report:
         return "\n".join(lines)
 
     def ignoring(self, codes: Iterable[str]) -> Report:
-        """This report without the findings whose code is in ``codes``."""
-        ignored = frozenset(codes)
+        """This report without the findings whose code is in ``codes`` (a former code such as
+        ``W1201`` names the code it became); ``ValueError`` for a code there is not."""
+        ignored = frozenset(code_named(code) for code in codes)
         kept = tuple(f for f in self.findings if f.code not in ignored)
         return dataclasses.replace(self, findings=kept)
 

@@ -19,7 +19,7 @@ from importlib.metadata import version
 from pathlib import Path, PurePath
 from typing import Any
 
-from hostoffload.codes import codes, help_uri
+from hostoffload.codes import codes, former_codes, help_uri
 from hostoffload.diagnostic import InputError, Location
 from hostoffload.report import Finding, Report
 
@@ -95,8 +95,14 @@ def sarif_log(
 
 def _rule(code: str) -> dict[str, Any]:
     known = codes().get(code)
-    severity = known.severity if known else ("error" if code.startswith("E") else "warning")
+    severity = (
+        known.severity if known else ("error" if code.startswith(("E", "HOE")) else "warning")
+    )
     rule: dict[str, Any] = {"id": code, "defaultConfiguration": {"level": severity}}
+    # A code scanning service matches the alerts of a rule renamed from its former id.
+    former = [old for old, new in former_codes().items() if new == code]
+    if former:
+        rule["deprecatedIds"] = former
     if known is not None:
         rule["shortDescription"] = {"text": known.summary}
         rule["fullDescription"] = {"text": known.description}

@@ -41,7 +41,7 @@ def test_example_findings_as_data(example_report: Report) -> None:
         ("E1200", 0),
         ("E1200", 1),
     ]
-    assert [f.code for f in example_report.warnings] == ["W1201"]
+    assert [f.code for f in example_report.warnings] == ["HOW101"]
 
     (start,) = example_report.starts
     assert (start.kind, start.argument_index, start.name) == ("argument", 1, "argument 'opt_state'")
@@ -107,7 +107,7 @@ def test_our_module_objects_are_analysed_unchanged(kind: str, example_report: Re
             "OpView": module.operation.opview,
         }[kind]
         assert check(source) == example_report
-        assert check(source, strict=True).errors[-1].code == "E1201"
+        assert check(source, strict=True).errors[-1].code == "HOE101"
         assert generic(module.operation) == before
 
 

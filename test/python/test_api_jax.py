@@ -76,7 +76,7 @@ def test_cpu_lowering_drops_device_put_to_host() -> None:
     tpu = check(jax.jit(offload_inside).trace(arg(DEVICE)).lower(lowering_platforms=("tpu",)))
     cpu = check(jax.jit(offload_inside).trace(arg(DEVICE)).lower(lowering_platforms=("cpu",)))
     assert [start.kind for start in tpu.starts] == ["annotation"]
-    assert [f.code for f in tpu.warnings] == ["W1201"]
+    assert [f.code for f in tpu.warnings] == ["HOW101"]
     assert cpu.starts == () and cpu.findings == ()
 
 

@@ -41,7 +41,7 @@ def test_errors_warnings_and_notes_reach_the_handler() -> None:
     assert [(severity, message.split(":")[0]) for severity, message, _ in seen] == [
         ("DiagnosticSeverity.ERROR", "E1200"),
         ("DiagnosticSeverity.ERROR", "E1200"),
-        ("DiagnosticSeverity.WARNING", "W1201"),
+        ("DiagnosticSeverity.WARNING", "HOW101"),
     ]
     notes = seen[0][2]
     assert notes[0].startswith("in host memory from the start: argument 'opt_state'")
@@ -53,7 +53,7 @@ def test_strict_makes_host_compute_an_error() -> None:
     _, seen = run_check(EXAMPLE, "entry=main strict=true")
     assert [(severity, message.split(":")[0]) for severity, message, _ in seen][-1] == (
         "DiagnosticSeverity.ERROR",
-        "E1201",
+        "HOE101",
     )
 
 

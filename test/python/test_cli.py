@@ -57,7 +57,7 @@ def test_warnings_alone_exit_0_and_strict_makes_them_errors() -> None:
     assert run_hostoffload("check", HOST_COMPUTE_ONLY).returncode == 0
     strict = run_hostoffload("check", "--strict", HOST_COMPUTE_ONLY)
     assert strict.returncode == 1
-    assert ": error: E1201: " in strict.stdout
+    assert ": error: HOE101: " in strict.stdout
 
 
 def test_stdin() -> None:
@@ -83,7 +83,7 @@ def test_sarif_for_several_files(option: tuple[str, ...]) -> None:
     log = json.loads(result.stdout)
     assert sarif_errors(log) == []
     results = log["runs"][0]["results"]
-    assert [r["ruleId"] for r in results] == ["E1200", "E1200", "W1201"]
+    assert [r["ruleId"] for r in results] == ["E1200", "E1200", "HOW101"]
 
 
 def test_sarif_names_files_relative_to_the_repository() -> None:
@@ -129,10 +129,20 @@ def test_ignore_drops_a_code_and_its_exit_status() -> None:
     assert result.stdout == f"{EXAMPLE}: @main: no errors or warnings\n"
 
 
+def test_ignore_of_a_former_code_names_the_code_it_became() -> None:
+    result = run_hostoffload("check", "--ignore", "W1201", HOST_COMPUTE_ONLY)
+    assert result.returncode == 0
+    assert "HOW101" not in result.stdout
+    assert (
+        result.stderr
+        == "hostoffload: --ignore W1201: the code is HOW101 now (docs/diagnostics.md)\n"
+    )
+
+
 def test_ignore_of_an_unknown_code_is_a_usage_error() -> None:
     result = run_hostoffload("check", "--ignore", "W9999", EXAMPLE)
     assert result.returncode == 2
-    assert "unknown code 'W9999'; the codes are E1200, W1201, E1201, W1202" in result.stderr
+    assert "unknown code 'W9999'; the codes are E1200, HOW101, HOE101, HOW102" in result.stderr
     assert_no_traceback(result)
 
 
@@ -140,7 +150,7 @@ def test_warnings_as_errors() -> None:
     assert run_hostoffload("check", HOST_COMPUTE_ONLY).returncode == 0
     result = run_hostoffload("check", "--warnings-as-errors", HOST_COMPUTE_ONLY)
     assert result.returncode == 1
-    assert ": error: W1201: " in result.stdout
+    assert ": error: HOW101: " in result.stdout
     assert ": warning: " not in result.stdout
     sarif = json.loads(
         run_hostoffload("check", "--sarif", "--warnings-as-errors", HOST_COMPUTE_ONLY).stdout

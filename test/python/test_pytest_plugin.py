@@ -64,9 +64,9 @@ def test_ignore_and_strict_options(tests: pytest.Pytester) -> None:
     strict = tests.runpytest_subprocess(
         "--hostoffload", "--hostoffload-strict", "-p", "no:cacheprovider"
     )
-    # Host compute (x * 2 on host memory) is error E1201 in both tests that offload.
+    # Host compute (x * 2 on host memory) is error HOE101 in both tests that offload.
     strict.assert_outcomes(passed=1, failed=2)
-    strict.stdout.fnmatch_lines(["*error: E1201: *"])
+    strict.stdout.fnmatch_lines(["*error: HOE101: *"])
 
 
 def test_without_the_option_nothing_is_checked(tests: pytest.Pytester) -> None:

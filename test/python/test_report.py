@@ -17,7 +17,7 @@ from conftest import CLEAN, EXAMPLE, HOST_COMPUTE_ONLY, PROGRAMS, REPO_ROOT, dif
 
 import hostoffload
 from hostoffload import InputError, Location, Report, check, github
-from hostoffload.codes import codes, help_uri
+from hostoffload.codes import codes, former_codes, help_uri
 from hostoffload.mlir import ir
 from hostoffload.mlir._mlir_libs import _hostoffload
 from hostoffload.sarif import sarif_log, to_sarif
@@ -97,7 +97,7 @@ def test_text_is_what_a_compiler_prints() -> None:
         "argument 'opt_state' is declared mhlo.memory_kind = \"pinned_host\""
     )
     assert lines[2].startswith("  examples/offloaded_state.py:19:12: note: path: argument")
-    assert lines[-2].startswith("examples/offloaded_state.py:18:17: warning: W1201: ")
+    assert lines[-2].startswith("examples/offloaded_state.py:18:17: warning: HOW101: ")
     assert lines[-1] == f"{EXAMPLE}: @main: 2 errors, 1 warning"
 
 
@@ -127,12 +127,14 @@ def test_sarif_result_of_an_e1200() -> None:
     assert log["version"] == "2.1.0"
     (run,) = log["runs"]
     rules = run["tool"]["driver"]["rules"]
-    assert [rule["id"] for rule in rules] == ["E1200", "W1201"]
+    assert [rule["id"] for rule in rules] == ["E1200", "HOW101"]
     assert rules[0]["defaultConfiguration"] == {"level": "error"}
     assert rules[0]["shortDescription"] == {"text": codes()["E1200"].summary}
     assert rules[0]["fullDescription"] == {"text": codes()["E1200"].description}
     assert rules[0]["helpUri"] == help_uri()
     assert rules[1]["defaultConfiguration"] == {"level": "warning"}
+    assert "deprecatedIds" not in rules[0]
+    assert rules[1]["deprecatedIds"] == ["W1201"]
     assert run["invocations"] == [{"executionSuccessful": True, "toolExecutionNotifications": []}]
 
     result = run["results"][0]
@@ -361,11 +363,14 @@ def test_jax_fix_pytree_is_accepted_by_jax() -> None:
 
 def test_ignoring_and_warnings_as_errors() -> None:
     report = check(EXAMPLE)
-    assert [f.code for f in report.ignoring(["W1201"]).findings] == ["E1200", "E1200"]
+    assert [f.code for f in report.ignoring(["HOW101"]).findings] == ["E1200", "E1200"]
     assert report.ignoring(["E1200"]).ok
+    assert report.ignoring(["w1201"]) == report.ignoring(["HOW101"])
+    with pytest.raises(ValueError, match="unknown code 'W1208'; the codes are E1200, HOW101"):
+        report.ignoring(["W1208"])
     promoted = check(HOST_COMPUTE_ONLY).with_warnings_as_errors()
     assert not promoted.ok and promoted.warnings == ()
-    assert {f.code for f in promoted.errors} == {"W1201"}
+    assert {f.code for f in promoted.errors} == {"HOW101"}
 
 
 def test_colour_text_says_what_the_plain_text_says() -> None:
@@ -394,8 +399,16 @@ def test_github_annotations_escape_and_locate() -> None:
 
 def test_every_code_of_the_docs_is_in_the_table_and_no_other() -> None:
     table = (REPO_ROOT / "docs" / "diagnostics.md").read_text()
-    documented = re.findall(r"^\| ([EW]\d{4}) \| (error|warning) \|", table, re.MULTILINE)
+    documented = re.findall(r"^\| (E\d{4}|HO[EW]\d{3}) \| (error|warning) \|", table, re.MULTILINE)
     assert sorted(documented) == sorted((c.code, c.severity) for c in codes().values())
+
+
+def test_the_former_codes_of_the_docs_are_the_table_of_the_analysis() -> None:
+    table = (REPO_ROOT / "docs" / "diagnostics.md").read_text()
+    documented = re.findall(r"^\| ([EW]\d{4}) \| (HO[EW]\d{3}) \|$", table, re.MULTILINE)
+    assert documented == list(former_codes().items())
+    assert set(former_codes().values()) <= set(codes())
+    assert not set(former_codes()) & set(codes())
 
 
 def imports_of(module: Path) -> set[str]:

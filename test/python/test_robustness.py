@@ -98,7 +98,7 @@ CASES: dict[str, Case] = {
         )
         .replace("@main", '@"ma\xffin"')
         .encode("latin-1"),
-        codes=("E1200", "W1204"),
+        codes=("E1200", "HOW104"),
     ),
     "invalid_utf8_escapes": Case(
         main(
@@ -109,7 +109,7 @@ CASES: dict[str, Case] = {
             f"return %2 : {T}",
             args=f'%arg0: {T} {{mhlo.memory_kind = "pinned_host"}} loc("\\FF\\FE")',
         ),
-        codes=("E1200", "W1204", "W1201"),
+        codes=("E1200", "HOW104", "HOW101"),
     ),
     "invalid_utf8_dialect_attribute": Case(
         main(
@@ -157,14 +157,14 @@ CASES: dict[str, Case] = {
             f'%arg1: {T} {{mhlo.memory_kind = ["pinned_host"]}}',
             results=f"{T}, {T}",
         ),
-        codes=("W1204", "W1204"),
+        codes=("HOW104", "HOW104"),
     ),
     "memory_kind_int_and_array_on_results": Case(
         main(
             f"return %arg0, %arg0 : {T}, {T}",
             results=f'{T} {{mhlo.memory_kind = 5 : i32}}, {T} {{mhlo.memory_kind = ["device"]}}',
         ),
-        codes=("E1200", "E1200", "W1204", "W1204"),
+        codes=("E1200", "E1200", "HOW104", "HOW104"),
     ),
     "placement_int_and_array": Case(
         main(
@@ -172,7 +172,7 @@ CASES: dict[str, Case] = {
             args=f"%arg0: {T}",
             results=f"{T}, {T}",
         ),
-        codes=("W1204", "W1204"),
+        codes=("HOW104", "HOW104"),
     ),
     "frontend_attributes_not_a_dictionary": Case(
         "module attributes {mhlo.frontend_attributes = 5 : i32} {\n"
@@ -183,14 +183,14 @@ CASES: dict[str, Case] = {
             results=f"{T}, {T}",
         )
         + "}",
-        codes=("W1204", "W1204"),
+        codes=("HOW104", "HOW104"),
     ),
     "memory_spaces_not_strings_or_short": Case(
         "module attributes {mhlo.frontend_attributes = "
         '{arg_memory_spaces = 5 : i32, out_memory_spaces = ";;x"}} {\n'
         + main(f"return %arg0, %arg0 : {T}, {T}", args=f"%arg0: {T}", results=f"{T}, {T}")
         + "}",
-        codes=("W1204", "W1204"),
+        codes=("HOW104", "HOW104"),
     ),
     "call_target_name_of_the_wrong_type": Case(
         main(
@@ -202,29 +202,29 @@ CASES: dict[str, Case] = {
             f'%3 = "stablehlo.custom_call"(%2) : ({T}) -> {T}\n'
             f"return %3 : {T}",
         ),
-        codes=("E1200", "W1201"),
+        codes=("E1200", "HOW101"),
     ),
     # Annotations with the wrong number of operands or results.
     "annotation_zero_operands": Case(
         main(f"%0 = {annotation('', '', T)}\nreturn %0 : {T}", args=f"%arg0: {T}"),
-        codes=("W1205",),
+        codes=("HOW105",),
     ),
     "annotation_two_operands": Case(
         main(
             f"%0 = {annotation('%arg0, %arg0', f'{T}, {T}', T)}\nreturn %0 : {T}",
             args=f"%arg0: {T}",
         ),
-        codes=("W1205",),
+        codes=("HOW105",),
     ),
     "annotation_zero_results": Case(
         main(f"{annotation('%arg0', T, '()')}\nreturn %arg0 : {T}", args=f"%arg0: {T}"),
-        codes=("W1205",),
+        codes=("HOW105",),
     ),
     "annotation_two_results": Case(
         main(
             f"%0:2 = {annotation('%arg0', T, f'({T}, {T})')}\nreturn %0#0 : {T}", args=f"%arg0: {T}"
         ),
-        codes=("W1205",),
+        codes=("HOW105",),
     ),
     # get_tuple_element: element 1 is the host argument.
     "tuple_index_unsigned": Case(tuple_element("<{index = 1 : ui32}>"), codes=("E1200",)),
@@ -276,7 +276,7 @@ CASES: dict[str, Case] = {
             f"%0 = call @main(%arg0) : ({T}) -> {T}\n"
             f'%1 = "stablehlo.add"(%0, %arg0) : ({T}, {T}) -> {T}\nreturn %1 : {T}'
         ),
-        codes=("E1200", "W1201"),
+        codes=("E1200", "HOW101"),
     ),
     "mutually_recursive": Case(
         main(
@@ -286,7 +286,7 @@ CASES: dict[str, Case] = {
             f"func.func private @g(%a: {T}) -> {T} {{\n%0 = call @f(%a) : ({T}) -> {T}\n"
             f"return %0 : {T}\n}}",
         ),
-        codes=("E1200", "W1201"),
+        codes=("E1200", "HOW101"),
     ),
     "recursion_through_an_ill_typed_tuple": Case(
         main(
@@ -643,7 +643,7 @@ def test_300_nested_regions() -> None:
 
 
 def test_value_with_200k_uses() -> None:
-    report = check_and_fix_large(generate("many_uses", 200_000), ("E1200", "W1201"))
+    report = check_and_fix_large(generate("many_uses", 200_000), ("E1200", "HOW101"))
     assert report.warnings[0].notes[-1].message == (
         "and 199995 more ops compute on host memory from argument #0"
     )
@@ -665,7 +665,7 @@ def test_50k_outputs_declared_by_module_memory_spaces() -> None:
 )
 def test_module_of_over_a_million_ops(tmp_path: Path) -> None:
     path = write_module("long_chain", 1_000_001, tmp_path / "chain.mlir")
-    check_and_fix_large(path.read_text(), ("E1200", "W1201"))
+    check_and_fix_large(path.read_text(), ("E1200", "HOW101"))
     for flag, status in [
         ("--host-offload-check", 1),
         ("--host-offload-fix=strategy=host", 0),

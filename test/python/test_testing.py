@@ -52,7 +52,7 @@ def test_declared_outputs_pass_and_return_the_report() -> None:
         step, PARAMS, STATE, out_shardings=(on("device"), on("pinned_host"))
     )
     assert report.ok
-    assert [f.code for f in report.warnings] == ["W1201"]
+    assert [f.code for f in report.warnings] == ["HOW101"]
 
 
 def test_a_jitted_function_and_ignored_codes() -> None:

@@ -52,13 +52,13 @@ def test_lower_compile_of_a_mismatch_raises_instead_of_compiling() -> None:
 
 def test_jit_calls_are_checked() -> None:
     # With a real array in host memory JAX keeps the result there: clean, except for
-    # computing on host memory, which strict mode makes error E1201.
+    # computing on host memory, which strict mode makes error HOE101.
     on_host = jax.device_put(jnp.ones(4), HOST)
     with hostoffload.watch():
         assert float(jax.jit(lambda x: x * 3)(on_host)[0]) == 3.0
     with hostoffload.watch(strict=True), pytest.raises(hostoffload.MismatchError) as caught:
         jax.jit(lambda x: x * 5)(on_host)
-    assert [f.code for f in caught.value.report.errors] == ["E1201"]
+    assert [f.code for f in caught.value.report.errors] == ["HOE101"]
 
 
 def test_programs_without_errors_compile_and_run() -> None:

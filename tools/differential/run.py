@@ -55,7 +55,7 @@ E1200_OUTPUT = re.compile(r"error: E1200: .*?; output (\d+)")
 XLA_TRACE_STEP = re.compile(r"host_offloader\.cc:\d+\]\s+(\{Instr: .*\})\s*$")
 XLA_HOST_COMPUTE = re.compile(r'Found an instruction \("([^"]+)"\) which does device compute')
 XLA_FATAL = re.compile(r"^F\d{4} [\d:. ]+\S+\] (.*)$")
-WARNING_CODE = re.compile(r"warning: (W\d{4})")
+WARNING_CODE = re.compile(r"warning: (HOW\d{3})")
 FIX_STRATEGIES = ("host", "device")
 
 

@@ -53,7 +53,7 @@ typedef struct {
   MlirStringRef severity;
   /// One line for users.
   MlirStringRef description;
-  /// The code this one replaces under `strict` (E1201 replaces W1201);
+  /// The code this one replaces under `strict` (HOE101 replaces HOW101);
   /// empty for a code reported without `strict`.
   MlirStringRef strictFormOf;
 } HostoffloadFindingCode;
@@ -65,6 +65,21 @@ MLIR_CAPI_EXPORTED intptr_t hostoffloadGetNumFindingCodes(void);
 /// docs/diagnostics.md.
 MLIR_CAPI_EXPORTED HostoffloadFindingCode
 hostoffloadGetFindingCode(intptr_t index);
+
+/// A code of ours as it was printed before it got the `HO` prefix
+/// (FindingCodes.def). The strings live as long as the program.
+typedef struct {
+  MlirStringRef former;
+  /// The code printed now, e.g. "HOW101" for "W1201".
+  MlirStringRef code;
+} HostoffloadFormerFindingCode;
+
+/// The number of former codes.
+MLIR_CAPI_EXPORTED intptr_t hostoffloadGetNumFormerFindingCodes(void);
+
+/// Former code `index`, in the order of FindingCodes.def.
+MLIR_CAPI_EXPORTED HostoffloadFormerFindingCode
+hostoffloadGetFormerFindingCode(intptr_t index);
 
 /// A finding's path with more than twice this many steps lists this many at
 /// each end, and "path_steps_omitted" counts the steps between.

@@ -38,7 +38,7 @@ struct FindingCodeInfo {
   FindingCode code;
   /// The row tells how `code` is printed under `strict` only.
   bool strictOnly;
-  /// The code printed, e.g. "E1200" or "W1201".
+  /// The code printed, e.g. "E1200" or "HOW101".
   llvm::StringLiteral name;
   Severity severity;
   /// One line for users, e.g. for SARIF's rules.
@@ -48,10 +48,20 @@ struct FindingCodeInfo {
 /// Every row of FindingCodes.def, in its order.
 llvm::ArrayRef<FindingCodeInfo> getFindingCodes();
 
+/// A code as it was printed before our own codes got the `HO` prefix.
+struct FormerFindingCodeName {
+  llvm::StringLiteral former;
+  /// The code printed now for the same finding.
+  llvm::StringLiteral name;
+};
+
+/// Every former code of FindingCodes.def, in its order.
+llvm::ArrayRef<FormerFindingCodeName> getFormerFindingCodeNames();
+
 /// The row of `code` as printed with or without `strict`.
 const FindingCodeInfo &getFindingCodeInfo(FindingCode code, bool strict);
 
-/// Returns the code printed for `code`, e.g. "E1200" or "W1201".
+/// Returns the code printed for `code`, e.g. "E1200" or "HOW101".
 llvm::StringRef getFindingCodeName(FindingCode code, bool strict);
 
 /// "error" or "warning".

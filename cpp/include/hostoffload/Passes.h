@@ -15,7 +15,7 @@ namespace hostoffload {
 #include "hostoffload/Passes.h.inc"
 
 /// Records that a host-offload pass failed because of what the program does:
-/// an E1200 (or E1201 under `strict`), or an E1200 the fix pass cannot fix.
+/// an E1200 (or HOE101 under `strict`), or an E1200 the fix pass cannot fix.
 /// Failures that are not recorded are about the input or the invocation: text
 /// that does not parse or verify, no entry function, an unknown option.
 void recordProgramError();

@@ -2,7 +2,7 @@
 //
 // Turns what the walk found into findings with their messages, notes and
 // fixes: E1200 for each entry output in host memory that is not declared so
-// (W1202 where XLA's root special case accepts it), and W1201 (E1201 under
+// (HOW102 where XLA's root special case accepts it), and HOW101 (HOE101 under
 // `strict`) for device ops computing on host memory.
 //
 //===----------------------------------------------------------------------===//
@@ -37,11 +37,11 @@ public:
         paths(walk, report.starts) {}
 
   /// Adds an E1200 error to the report for each output in host memory that
-  /// is not declared so, in output order, or a W1202 warning where XLA lets
+  /// is not declared so, in output order, or a HOW102 warning where XLA lets
   /// it pass.
   void reportOutputs();
 
-  /// Adds one W1201 warning (E1201 error under `strict`) per start whose host
+  /// Adds one HOW101 warning (HOE101 error under `strict`) per start whose host
   /// memory device ops compute on: a host tensor feeding a thousand device
   /// ops is one problem to fix, and a thousand diagnostics would bury it.
   void reportHostCompute();

@@ -38,9 +38,18 @@ constexpr FindingCodeInfo kFindingCodes[] = {
 #include "hostoffload/FindingCodes.def"
 };
 
+constexpr FormerFindingCodeName kFormerFindingCodeNames[] = {
+#define HOSTOFFLOAD_FORMER_FINDING_CODE(Former, Name) {Former, Name},
+#include "hostoffload/FindingCodes.def"
+};
+
 } // namespace
 
 llvm::ArrayRef<FindingCodeInfo> getFindingCodes() { return kFindingCodes; }
+
+llvm::ArrayRef<FormerFindingCodeName> getFormerFindingCodeNames() {
+  return kFormerFindingCodeNames;
+}
 
 const FindingCodeInfo &getFindingCodeInfo(FindingCode code, bool strict) {
   // A strict row follows the row of its code.

@@ -48,7 +48,7 @@ struct Node {
   unsigned facts = 0;
   StepKind step = StepKind::Start;
   /// The value is the first result of an op reported as implicit host
-  /// compute (W1201).
+  /// compute (HOW101).
   bool reportedHostCompute = false;
 };
 static_assert(sizeof(Node) <= 32, "a million nodes must stay small");

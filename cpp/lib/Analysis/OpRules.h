@@ -93,7 +93,7 @@ struct UseRule {
   /// The result of UseKind::Aliased.
   unsigned result = 0;
   /// For UseKind::MovesSlicedData: XLA hoists the op above the slice, where
-  /// it computes on the whole host tensor (W1201 names it).
+  /// it computes on the whole host tensor (HOW101 names it).
   bool hoistedAboveSlice = false;
 };
 

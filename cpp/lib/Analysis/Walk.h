@@ -137,7 +137,7 @@ private:
   /// every slice the node is made of host compute too.
   void propagateThroughHostCompute(unsigned id, mlir::Operation *op,
                                    bool usesSlices = true);
-  /// Records `op` for W1201 the first time host memory that no host compute
+  /// Records `op` for HOW101 the first time host memory that no host compute
   /// made (node `id`) enters it; `firstResult` is the node of its result 0.
   void recordHostCompute(mlir::Operation *op, unsigned id,
                          std::optional<unsigned> firstResult);

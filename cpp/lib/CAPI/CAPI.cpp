@@ -205,6 +205,17 @@ HostoffloadFindingCode hostoffloadGetFindingCode(intptr_t index) {
           wrap(llvm::StringRef(info.description)), wrap(strictFormOf)};
 }
 
+intptr_t hostoffloadGetNumFormerFindingCodes(void) {
+  return static_cast<intptr_t>(
+      hostoffload::getFormerFindingCodeNames().size());
+}
+
+HostoffloadFormerFindingCode hostoffloadGetFormerFindingCode(intptr_t index) {
+  const hostoffload::FormerFindingCodeName &row =
+      hostoffload::getFormerFindingCodeNames()[index];
+  return {wrap(llvm::StringRef(row.former)), wrap(llvm::StringRef(row.name))};
+}
+
 unsigned hostoffloadGetPathStepsAtEachEnd(void) {
   return hostoffload::kPathStepsAtEachEnd;
 }

@@ -36,7 +36,7 @@ static constexpr DefaultFlag kDefaultFlags[] = {
     {"mlir-print-op-on-diagnostic", "--mlir-print-op-on-diagnostic=false"},
 };
 
-/// The exit status: 1 only for an error in the program (E1200, E1201 under
+/// The exit status: 1 only for an error in the program (E1200, HOE101 under
 /// strict, an E1200 the fix cannot fix), 2 for input or options that could
 /// not be used, so that a script can tell a verdict from unreadable input.
 static constexpr int kExitClean = 0;

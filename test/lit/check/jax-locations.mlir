@@ -19,5 +19,5 @@
 // CHECK: note: fix (bring it back to device memory): move it back with 'annotate_device_placement' (_xla_buffer_placement = "device") on operand 0 of func.return; in JAX: jax.device_put(x, jax.memory.Space.Device) on "result[0]" before returning it
 // CHECK: examples/offloaded_state.py:18:17: error: E1200: {{.*}}; output 1 ("result[1]") is declared mhlo.memory_kind = "device"
 // CHECK: examples/offloaded_state.py:18:17: note: path: argument 'opt_state' -> stablehlo.multiply -> stablehlo.add -> output 1
-// CHECK: examples/offloaded_state.py:18:17: warning: W1201: 'stablehlo.multiply' computes on a tensor in host memory (moved to host starting from argument 'opt_state')
+// CHECK: examples/offloaded_state.py:18:17: warning: HOW101: 'stablehlo.multiply' computes on a tensor in host memory (moved to host starting from argument 'opt_state')
 // CHECK-NOT: error:

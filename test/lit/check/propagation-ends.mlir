@@ -19,7 +19,7 @@
   // expected-note @below {{path: argument #0 -> stablehlo.slice -> stablehlo.multiply -> output 2}}
   // expected-note @below {{fix (keep it in host memory)}}
   // expected-note @below {{fix (bring it back to device memory)}}
-  // expected-warning @below {{W1201: 'stablehlo.multiply' computes on a tensor in host memory (moved to host starting from argument #0)}}
+  // expected-warning @below {{HOW101: 'stablehlo.multiply' computes on a tensor in host memory (moved to host starting from argument #0)}}
   %2 = "stablehlo.multiply"(%1, %1) : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
   "func.return"(%0, %1, %2) : (tensor<2xf32>, tensor<4xf32>, tensor<4xf32>) -> ()
 }) : () -> ()
@@ -69,7 +69,7 @@
   // expected-note @below {{path: argument #0 -> stablehlo.reduce -> output 0}}
   // expected-note @below {{fix (keep it in host memory): set mhlo.memory_kind = "pinned_host" on result 0 of @main; in JAX: out_shardings=...with_memory_kind("pinned_host") for output 0}}
   // expected-note @below {{fix (bring it back to device memory): move it back with 'annotate_device_placement' (_xla_buffer_placement = "device") on operand 0 of func.return; in JAX: jax.device_put(x, jax.memory.Space.Device) on output 0 before returning it}}
-  // expected-warning @below {{W1201: 'stablehlo.reduce' computes on a tensor in host memory (moved to host starting from argument #0); XLA runs it as host compute and keeps its results in host memory}}
+  // expected-warning @below {{HOW101: 'stablehlo.reduce' computes on a tensor in host memory (moved to host starting from argument #0); XLA runs it as host compute and keeps its results in host memory}}
   %0 = "stablehlo.reduce"(%arg0, %init) <{dimensions = array<i64: 0>}> ({
   ^bb0(%a: tensor<f32>, %b: tensor<f32>):
     %s = "stablehlo.add"(%a, %b) : (tensor<f32>, tensor<f32>) -> tensor<f32>
@@ -86,7 +86,7 @@
   "func.func"() <{arg_attrs = [{mhlo.memory_kind = "pinned_host"}, {mhlo.memory_kind = "pinned_host"}], function_type = (tensor<8xf32>, tensor<8xf32>) -> (tensor<8xf32>, tensor<8xf32>), res_attrs = [{}, {mhlo.memory_kind = "pinned_host"}], sym_name = "main"}> ({
   ^bb0(%arg0: tensor<8xf32>, %arg1: tensor<8xf32>):
     %0 = "func.call"(%arg0) <{callee = @on_host}> {mhlo.frontend_attributes = {_xla_compute_type = "host"}} : (tensor<8xf32>) -> tensor<8xf32>
-    // expected-warning @below {{W1201: 'stablehlo.negate' computes on a tensor in host memory (moved to host starting from argument #1); XLA runs it as host compute and keeps its results in host memory}}
+    // expected-warning @below {{HOW101: 'stablehlo.negate' computes on a tensor in host memory (moved to host starting from argument #1); XLA runs it as host compute and keeps its results in host memory}}
     %1 = "stablehlo.negate"(%arg1) : (tensor<8xf32>) -> tensor<8xf32>
     %2 = "stablehlo.exponential"(%1) : (tensor<8xf32>) -> tensor<8xf32>
     %3 = "stablehlo.abs"(%2) : (tensor<8xf32>) -> tensor<8xf32>
@@ -109,13 +109,13 @@
 // expected-note @below {{in host memory from the start: argument #3 is declared mhlo.memory_kind = "pinned_host"}}
 // expected-note @below {{in host memory from the start: argument #4 is declared mhlo.memory_kind = "pinned_host"}}
 ^bb0(%a0: tensor<8xf32>, %a1: tensor<8xf32>, %a2: tensor<8xf32>, %a3: tensor<8xf32>, %a4: tensor<8xf32>):
-  // expected-warning @below {{W1201: 'stablehlo.add' computes on a tensor in host memory (moved to host starting from argument #0); XLA runs it as host compute and keeps its results in host memory}}
+  // expected-warning @below {{HOW101: 'stablehlo.add' computes on a tensor in host memory (moved to host starting from argument #0); XLA runs it as host compute and keeps its results in host memory}}
   %0 = "stablehlo.add"(%a0, %a1) : (tensor<8xf32>, tensor<8xf32>) -> tensor<8xf32>
-  // expected-warning @below {{W1201: 'stablehlo.add' computes on a tensor in host memory (moved to host starting from argument #2); XLA runs it as host compute and keeps its results in host memory}}
+  // expected-warning @below {{HOW101: 'stablehlo.add' computes on a tensor in host memory (moved to host starting from argument #2); XLA runs it as host compute and keeps its results in host memory}}
   %1 = "stablehlo.add"(%0, %a2) : (tensor<8xf32>, tensor<8xf32>) -> tensor<8xf32>
-  // expected-warning @below {{W1201: 'stablehlo.add' computes on a tensor in host memory (moved to host starting from argument #3); XLA runs it as host compute and keeps its results in host memory}}
+  // expected-warning @below {{HOW101: 'stablehlo.add' computes on a tensor in host memory (moved to host starting from argument #3); XLA runs it as host compute and keeps its results in host memory}}
   %2 = "stablehlo.add"(%1, %a3) : (tensor<8xf32>, tensor<8xf32>) -> tensor<8xf32>
-  // expected-warning @below {{W1201: 'stablehlo.add' computes on a tensor in host memory (moved to host starting from argument #4); XLA runs it as host compute and keeps its results in host memory}}
+  // expected-warning @below {{HOW101: 'stablehlo.add' computes on a tensor in host memory (moved to host starting from argument #4); XLA runs it as host compute and keeps its results in host memory}}
   %3 = "stablehlo.add"(%2, %a4) : (tensor<8xf32>, tensor<8xf32>) -> tensor<8xf32>
   %4 = "stablehlo.negate"(%3) : (tensor<8xf32>) -> tensor<8xf32>
   %5 = "stablehlo.negate"(%4) : (tensor<8xf32>) -> tensor<8xf32>
@@ -144,7 +144,7 @@
 // four more as notes, and a count of the rest.
 "func.func"() <{arg_attrs = [{mhlo.memory_kind = "pinned_host"}], function_type = (tensor<8xf32>) -> tensor<8xf32>, res_attrs = [{mhlo.memory_kind = "pinned_host"}], sym_name = "main"}> ({
 ^bb0(%arg0: tensor<8xf32>):
-  // expected-warning @below {{W1201: 'stablehlo.sine' computes on a tensor in host memory (moved to host starting from argument #0); XLA runs it as host compute and keeps its results in host memory}}
+  // expected-warning @below {{HOW101: 'stablehlo.sine' computes on a tensor in host memory (moved to host starting from argument #0); XLA runs it as host compute and keeps its results in host memory}}
   // expected-note @below {{and 2 more ops compute on host memory from argument #0}}
   %0 = "stablehlo.sine"(%arg0) : (tensor<8xf32>) -> tensor<8xf32>
   // expected-note @below {{'stablehlo.cosine' computes on host memory from the same start}}

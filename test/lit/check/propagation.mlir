@@ -60,7 +60,7 @@
   }) : () -> ()
   "func.func"() <{function_type = (tensor<4xf32>) -> tensor<4xf32>, sym_name = "scale", sym_visibility = "private"}> ({
   ^bb0(%arg0: tensor<4xf32>):
-    // expected-warning @below {{W1201: 'stablehlo.add' computes on a tensor in host memory (moved to host starting from argument #0); XLA runs it as host compute and keeps its results in host memory}}
+    // expected-warning @below {{HOW101: 'stablehlo.add' computes on a tensor in host memory (moved to host starting from argument #0); XLA runs it as host compute and keeps its results in host memory}}
     %0 = "stablehlo.add"(%arg0, %arg0) : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
     "func.return"(%0) : (tensor<4xf32>) -> ()
   }) : () -> ()
@@ -87,7 +87,7 @@
   }) : () -> ()
   "func.func"() <{function_type = (tensor<4xf32>) -> tensor<4xf32>, sym_name = "scale", sym_visibility = "private"}> ({
   ^bb0(%arg0: tensor<4xf32>):
-    // expected-warning @below {{W1201: 'stablehlo.add' computes on a tensor in host memory (moved to host starting from argument #0); XLA runs it as host compute and keeps its results in host memory}}
+    // expected-warning @below {{HOW101: 'stablehlo.add' computes on a tensor in host memory (moved to host starting from argument #0); XLA runs it as host compute and keeps its results in host memory}}
     %0 = "stablehlo.add"(%arg0, %arg0) : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
     "func.return"(%0) : (tensor<4xf32>) -> ()
   }) : () -> ()

@@ -21,7 +21,7 @@
   ^bb0(%arg0: tensor<4xf32>):
     %0 = "func.call"(%arg0) <{callee = @ping}> : (tensor<4xf32>) -> tensor<4xf32>
     %1 = "func.call"(%0) <{callee = @pong}> : (tensor<4xf32>) -> tensor<4xf32>
-    // expected-warning @below {{W1201: 'stablehlo.add' computes on a tensor in host memory (moved to host starting from argument #0)}}
+    // expected-warning @below {{HOW101: 'stablehlo.add' computes on a tensor in host memory (moved to host starting from argument #0)}}
     %2 = "stablehlo.add"(%arg0, %1) : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
     "func.return"(%2) : (tensor<4xf32>) -> ()
   }) : () -> ()

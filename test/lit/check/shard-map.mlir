@@ -16,7 +16,7 @@
     // expected-note @below {{fix (bring it back to device memory)}}
     %0 = "sdy.manual_computation"(%arg0) <{in_shardings = #sdy.sharding_per_value<[<@mesh, [{"x"}, {}]>]>, manual_axes = #sdy<manual_axes{"x"}>, out_shardings = #sdy.sharding_per_value<[<@mesh, [{"x"}, {}]>]>}> ({
     ^bb0(%arg1: tensor<8x128xf32>):
-      // expected-warning @below {{W1201: 'stablehlo.multiply' computes on a tensor in host memory (moved to host starting from argument #0)}}
+      // expected-warning @below {{HOW101: 'stablehlo.multiply' computes on a tensor in host memory (moved to host starting from argument #0)}}
       %1 = "stablehlo.multiply"(%arg1, %arg1) : (tensor<8x128xf32>, tensor<8x128xf32>) -> tensor<8x128xf32>
       "sdy.return"(%1) : (tensor<8x128xf32>) -> ()
     }) : (tensor<16x128xf32>) -> tensor<16x128xf32>

@@ -47,7 +47,7 @@
 "func.func"() <{arg_attrs = [{mhlo.memory_kind = "pinned_host"}], function_type = (tensor<8xf32>) -> tensor<4xbf16>, sym_name = "main"}> ({
 ^bb0(%arg0: tensor<8xf32>):
   %0 = "stablehlo.slice"(%arg0) <{limit_indices = array<i64: 4>, start_indices = array<i64: 0>, strides = array<i64: 1>}> : (tensor<8xf32>) -> tensor<4xf32>
-  // expected-warning @below {{W1201: 'stablehlo.convert' computes on a tensor in host memory (moved to host starting from argument #0); XLA runs it as host compute and keeps its results in host memory}}
+  // expected-warning @below {{HOW101: 'stablehlo.convert' computes on a tensor in host memory (moved to host starting from argument #0); XLA runs it as host compute and keeps its results in host memory}}
   %1 = "stablehlo.convert"(%0) : (tensor<4xf32>) -> tensor<4xbf16>
   "func.return"(%1) : (tensor<4xbf16>) -> ()
 }) : () -> ()
@@ -64,7 +64,7 @@
   // expected-note @below {{path: argument #0 -> stablehlo.slice -> stablehlo.convert -> output 0}}
   // expected-note @below {{fix (keep it in host memory)}}
   // expected-note @below {{fix (bring it back to device memory)}}
-  // expected-warning @below {{W1201: 'stablehlo.convert' computes on a tensor in host memory}}
+  // expected-warning @below {{HOW101: 'stablehlo.convert' computes on a tensor in host memory}}
   %1 = "stablehlo.convert"(%0) : (tensor<4xbf16>) -> tensor<4xf32>
   "func.return"(%1) : (tensor<4xf32>) -> ()
 }) : () -> ()
@@ -83,7 +83,7 @@
   // expected-note @below {{fix (keep it in host memory)}}
   // expected-note @below {{fix (bring it back to device memory)}}
   %1 = "stablehlo.optimization_barrier"(%0) : (tensor<4xf32>) -> tensor<4xf32>
-  // expected-warning @below {{W1201: 'stablehlo.negate' computes on a tensor in host memory}}
+  // expected-warning @below {{HOW101: 'stablehlo.negate' computes on a tensor in host memory}}
   %2 = "stablehlo.negate"(%0) : (tensor<4xf32>) -> tensor<4xf32>
   %3 = "stablehlo.reshape"(%2) : (tensor<4xf32>) -> tensor<2x2xf32>
   "func.return"(%1, %3) : (tensor<4xf32>, tensor<2x2xf32>) -> ()
@@ -108,7 +108,7 @@
   // expected-note @below {{path: argument #0 -> stablehlo.slice -> stablehlo.slice -> stablehlo.negate -> output 2}}
   // expected-note @below {{fix (keep it in host memory)}}
   // expected-note @below {{fix (bring it back to device memory)}}
-  // expected-warning @below {{W1201: 'stablehlo.negate' computes on a tensor in host memory}}
+  // expected-warning @below {{HOW101: 'stablehlo.negate' computes on a tensor in host memory}}
   %2 = "stablehlo.negate"(%1) : (tensor<2xf32>) -> tensor<2xf32>
   "func.return"(%0, %1, %2) : (tensor<4xf32>, tensor<2xf32>, tensor<2xf32>) -> ()
 }) : () -> ()
@@ -134,7 +134,7 @@
   }) : () -> ()
   "func.func"() <{function_type = (tensor<4xf32>) -> tensor<4xf32>, sym_name = "exp", sym_visibility = "private"}> ({
   ^bb0(%arg0: tensor<4xf32>):
-    // expected-warning @below {{W1201: 'stablehlo.exponential' computes on a tensor in host memory}}
+    // expected-warning @below {{HOW101: 'stablehlo.exponential' computes on a tensor in host memory}}
     %0 = "stablehlo.exponential"(%arg0) : (tensor<4xf32>) -> tensor<4xf32>
     "func.return"(%0) : (tensor<4xf32>) -> ()
   }) : () -> ()
@@ -161,7 +161,7 @@
     // expected-note @below {{path: argument #0 -> call @head -> stablehlo.slice -> return from @head -> stablehlo.abs -> output 1}}
     // expected-note @below {{fix (keep it in host memory)}}
     // expected-note @below {{fix (bring it back to device memory)}}
-    // expected-warning @below {{W1201: 'stablehlo.abs' computes on a tensor in host memory}}
+    // expected-warning @below {{HOW101: 'stablehlo.abs' computes on a tensor in host memory}}
     %1 = "stablehlo.abs"(%0) : (tensor<4xf32>) -> tensor<4xf32>
     "func.return"(%0, %1) : (tensor<4xf32>, tensor<4xf32>) -> ()
   }) : () -> ()
@@ -184,7 +184,7 @@
   // expected-note @below {{path: argument #1 -> stablehlo.dynamic_slice -> output 0}}
   // expected-note @below {{fix (keep it in host memory)}}
   // expected-note @below {{fix (bring it back to device memory)}}
-  // expected-warning @below {{W1201: 'stablehlo.dynamic_slice' computes on a tensor in host memory}}
+  // expected-warning @below {{HOW101: 'stablehlo.dynamic_slice' computes on a tensor in host memory}}
   %0 = "stablehlo.dynamic_slice"(%arg0, %arg1) <{slice_sizes = array<i64: 2>}> : (tensor<8xf32>, tensor<i32>) -> tensor<2xf32>
   "func.return"(%0) : (tensor<2xf32>) -> ()
 }) : () -> ()
@@ -206,7 +206,7 @@
   // expected-note @below {{path: argument #0 -> stablehlo.slice -> stablehlo.scatter -> output 1}}
   // expected-note @below {{fix (keep it in host memory)}}
   // expected-note @below {{fix (bring it back to device memory)}}
-  // expected-warning @below {{W1201: 'stablehlo.scatter' computes on a tensor in host memory}}
+  // expected-warning @below {{HOW101: 'stablehlo.scatter' computes on a tensor in host memory}}
   %4 = "stablehlo.scatter"(%2, %3, %0) <{indices_are_sorted = true, scatter_dimension_numbers = #stablehlo.scatter<update_window_dims = [0], scatter_dims_to_operand_dims = [0]>, unique_indices = true}> ({
   ^bb0(%a: tensor<f32>, %b: tensor<f32>):
     "stablehlo.return"(%b) : (tensor<f32>) -> ()

@@ -365,13 +365,13 @@
 
 // XLA: TanhOnHostMemory: OK
 // tanh runs on a value in host memory: XLA turns it into host compute and the
-// result is moved back to device. We warn (W1201) but raise no error.
+// result is moved back to device. We warn (HOW101) but raise no error.
 "builtin.module"() <{sym_name = "jit_tanh_on_host_memory"}> ({
   "sdy.mesh"() <{mesh = #sdy.mesh<[]>, sym_name = "empty_mesh"}> {stablehlo.mesh = {axes = []}} : () -> ()
   "func.func"() <{arg_attrs = [{mhlo.memory_kind = "device"}], function_type = (tensor<1024xf32>) -> tensor<1024xf32>, res_attrs = [{jax.result_info = "result", mhlo.memory_kind = "device"}], sym_name = "main", sym_visibility = "public"}> ({
   ^bb0(%arg0: tensor<1024xf32> loc("param")):
     %0 = "stablehlo.custom_call"(%arg0) <{api_version = 1 : i32, backend_config = "", call_target_name = "annotate_device_placement", called_computations = [], has_side_effect = true}> {mhlo.frontend_attributes = {_xla_buffer_placement = "pinned_host"}} : (tensor<1024xf32>) -> tensor<1024xf32>
-    // expected-warning @below {{W1201: 'stablehlo.tanh' computes on a tensor in host memory (moved to host starting from 'annotate_device_placement' to pinned_host); XLA runs it as host compute and keeps its results in host memory}}
+    // expected-warning @below {{HOW101: 'stablehlo.tanh' computes on a tensor in host memory (moved to host starting from 'annotate_device_placement' to pinned_host); XLA runs it as host compute and keeps its results in host memory}}
     %1 = "stablehlo.tanh"(%0) : (tensor<1024xf32>) -> tensor<1024xf32>
     %2 = "stablehlo.custom_call"(%1) <{api_version = 1 : i32, backend_config = "", call_target_name = "annotate_device_placement", called_computations = [], has_side_effect = true}> {mhlo.frontend_attributes = {_xla_buffer_placement = "device"}} : (tensor<1024xf32>) -> tensor<1024xf32>
     "func.return"(%2) : (tensor<1024xf32>) -> ()

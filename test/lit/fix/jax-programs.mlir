@@ -28,7 +28,7 @@
 // RUN: offload-opt %S/../../differential/while_host_carry.mlir --host-offload-fix=strategy=device | offload-opt --host-offload-check
 
 // The programs without E1200 come out unchanged, including the root special
-// case (W1202) in unpinned_host_single_output.
+// case (HOW102) in unpinned_host_single_output.
 // RUN: offload-opt %S/../../differential/unpinned_host_single_output.mlir -o %t.unpinned_host_single_output
 // RUN: offload-opt %S/../../differential/unpinned_host_single_output.mlir --host-offload-fix=strategy=host | diff %t.unpinned_host_single_output -
 // RUN: offload-opt %S/../../differential/unpinned_host_single_output.mlir --host-offload-fix=strategy=device | diff %t.unpinned_host_single_output -

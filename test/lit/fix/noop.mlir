@@ -16,7 +16,7 @@
 
 // -----
 
-// W1202, XLA's root special case: the only output is directly a move to host
+// HOW102, XLA's root special case: the only output is directly a move to host
 // of a device tensor. XLA copies it to host memory without E1200, so there is
 // nothing to fix (the check pass only warns).
 "func.func"() <{function_type = (tensor<8xf32>) -> tensor<8xf32>, res_attrs = [{jax.result_info = "result", mhlo.memory_kind = "device"}], sym_name = "main"}> ({
@@ -27,7 +27,7 @@
 
 // -----
 
-// W1201: host compute on a host argument whose result is declared
+// HOW101: host compute on a host argument whose result is declared
 // pinned_host, and a host value moved back to device before it is returned.
 "func.func"() <{arg_attrs = [{mhlo.memory_kind = "pinned_host"}], function_type = (tensor<8xf32>) -> (tensor<8xf32>, tensor<8xf32>), res_attrs = [{mhlo.memory_kind = "pinned_host"}, {mhlo.memory_kind = "device"}], sym_name = "main"}> ({
 ^bb0(%arg0: tensor<8xf32>):

@@ -19,7 +19,7 @@
 // GENERIC: program.py:16:12: note: path: argument 'opt_state' -> stablehlo.multiply -> stablehlo.add -> stablehlo.subtract -> output 0
 // GENERIC: program.py:14:17: error: E1200: Tensor which is moved to host (starting from argument 'opt_state') is returned from the entry computation but the layout for this output is not set to host memory; output 1 ("result[1]") is declared mhlo.memory_kind = "device"
 // GENERIC-NOT: output 2
-// GENERIC: program.py:14:17: warning: W1201: 'stablehlo.multiply' computes on a tensor in host memory
+// GENERIC: program.py:14:17: warning: HOW101: 'stablehlo.multiply' computes on a tensor in host memory
 
 // Pretty text without debug info (lowered.as_text()): locations are its own lines.
 // RUN: not offload-opt %S/Inputs/step.pretty.mlir --host-offload-check -o /dev/null 2>&1 | FileCheck %s --check-prefix=PRETTY

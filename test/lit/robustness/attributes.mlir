@@ -3,14 +3,14 @@
 // RUN: offload-opt %s --split-input-file --host-offload-fix=strategy=device | FileCheck %s --check-prefix=DEVICE
 
 // Attributes of the wrong type never stop the check: a memory kind or
-// placement that is not a string gets W1204 and counts as no declaration (an
+// placement that is not a string gets HOW104 and counts as no declaration (an
 // output without one is in device memory), a frontend-attribute dictionary
 // that is not one is as if absent, a call target that is not a string makes
 // the custom call an ordinary op.
 
 // mhlo.memory_kind as an integer and as an array on arguments.
-// expected-warning @below {{W1204: mhlo.memory_kind on argument 0 of @main is not a string; XLA knows "device", "pinned_host" and "unpinned_host"}}
-// expected-warning @below {{W1204: mhlo.memory_kind on argument 1 of @main is not a string; XLA knows "device", "pinned_host" and "unpinned_host"}}
+// expected-warning @below {{HOW104: mhlo.memory_kind on argument 0 of @main is not a string; XLA knows "device", "pinned_host" and "unpinned_host"}}
+// expected-warning @below {{HOW104: mhlo.memory_kind on argument 1 of @main is not a string; XLA knows "device", "pinned_host" and "unpinned_host"}}
 func.func @main(%arg0: tensor<4xf32> {mhlo.memory_kind = 5 : i32}, %arg1: tensor<4xf32> {mhlo.memory_kind = ["pinned_host"]}) -> (tensor<4xf32>, tensor<4xf32>) {
   return %arg0, %arg1 : tensor<4xf32>, tensor<4xf32>
 }
@@ -24,8 +24,8 @@ func.func @main(%arg0: tensor<4xf32> {mhlo.memory_kind = 5 : i32}, %arg1: tensor
 // in device memory, so the host argument reaching them is E1200, and the fix
 // replaces the malformed declarations. An argument returned as is is reported
 // where it is declared.
-// expected-warning @below {{W1204: mhlo.memory_kind on result 0 of @main is not a string; XLA knows "device", "pinned_host" and "unpinned_host"}}
-// expected-warning @below {{W1204: mhlo.memory_kind on result 1 of @main is not a string; XLA knows "device", "pinned_host" and "unpinned_host"}}
+// expected-warning @below {{HOW104: mhlo.memory_kind on result 0 of @main is not a string; XLA knows "device", "pinned_host" and "unpinned_host"}}
+// expected-warning @below {{HOW104: mhlo.memory_kind on result 1 of @main is not a string; XLA knows "device", "pinned_host" and "unpinned_host"}}
 // expected-note @below {{in host memory from the start: argument #0 is declared mhlo.memory_kind = "pinned_host"}}
 // expected-error @below {{E1200: Tensor which is moved to host (starting from argument #0) is returned from the entry computation but the layout for this output is not set to host memory; output 0 has no mhlo.memory_kind, so it is in device memory}}
 // expected-error @below {{E1200: Tensor which is moved to host (starting from argument #0) is returned from the entry computation but the layout for this output is not set to host memory; output 1 has no mhlo.memory_kind, so it is in device memory}}
@@ -47,9 +47,9 @@ func.func @main(%arg0: tensor<4xf32> {mhlo.memory_kind = "pinned_host"}) -> (ten
 
 // _xla_buffer_placement as an integer and as an array: not a move.
 func.func @main(%arg0: tensor<4xf32>) -> (tensor<4xf32>, tensor<4xf32>) {
-  // expected-warning @below {{W1204: 'annotate_device_placement' has no string _xla_buffer_placement in mhlo.frontend_attributes; XLA knows "pinned_host", "unpinned_host", "device", "vmem" and "pinned_device"}}
+  // expected-warning @below {{HOW104: 'annotate_device_placement' has no string _xla_buffer_placement in mhlo.frontend_attributes; XLA knows "pinned_host", "unpinned_host", "device", "vmem" and "pinned_device"}}
   %0 = "stablehlo.custom_call"(%arg0) <{call_target_name = "annotate_device_placement", has_side_effect = true}> {mhlo.frontend_attributes = {_xla_buffer_placement = 5 : i32}} : (tensor<4xf32>) -> tensor<4xf32>
-  // expected-warning @below {{W1204: 'annotate_device_placement' has no string _xla_buffer_placement in mhlo.frontend_attributes; XLA knows "pinned_host", "unpinned_host", "device", "vmem" and "pinned_device"}}
+  // expected-warning @below {{HOW104: 'annotate_device_placement' has no string _xla_buffer_placement in mhlo.frontend_attributes; XLA knows "pinned_host", "unpinned_host", "device", "vmem" and "pinned_device"}}
   %1 = "stablehlo.custom_call"(%arg0) <{call_target_name = "annotate_device_placement", has_side_effect = true}> {mhlo.frontend_attributes = {_xla_buffer_placement = ["pinned_host"]}} : (tensor<4xf32>) -> tensor<4xf32>
   return %0, %1 : tensor<4xf32>, tensor<4xf32>
 }
@@ -62,9 +62,9 @@ func.func @main(%arg0: tensor<4xf32>) -> (tensor<4xf32>, tensor<4xf32>) {
 
 // mhlo.frontend_attributes that is not a dictionary.
 func.func @main(%arg0: tensor<4xf32>) -> (tensor<4xf32>, tensor<4xf32>) {
-  // expected-warning @below {{W1204: 'annotate_device_placement' has no string _xla_buffer_placement in mhlo.frontend_attributes}}
+  // expected-warning @below {{HOW104: 'annotate_device_placement' has no string _xla_buffer_placement in mhlo.frontend_attributes}}
   %0 = "stablehlo.custom_call"(%arg0) <{call_target_name = "annotate_device_placement", has_side_effect = true}> {mhlo.frontend_attributes = "pinned_host"} : (tensor<4xf32>) -> tensor<4xf32>
-  // expected-warning @below {{W1204: 'annotate_device_placement' has no string _xla_buffer_placement in mhlo.frontend_attributes}}
+  // expected-warning @below {{HOW104: 'annotate_device_placement' has no string _xla_buffer_placement in mhlo.frontend_attributes}}
   %1 = "stablehlo.custom_call"(%arg0) <{call_target_name = "annotate_device_placement", has_side_effect = true}> {mhlo.frontend_attributes = [{_xla_buffer_placement = "pinned_host"}]} : (tensor<4xf32>) -> tensor<4xf32>
   return %0, %1 : tensor<4xf32>, tensor<4xf32>
 }
@@ -105,7 +105,7 @@ func.func private @f(%arg0: tensor<4xf32>) -> tensor<4xf32> {
 // call_target_name as an integer, an array, a symbol, or missing: an ordinary
 // custom call, through which host memory flows as host compute.
 func.func @main(%arg0: tensor<4xf32> {mhlo.memory_kind = "pinned_host"}) -> (tensor<4xf32> {mhlo.memory_kind = "pinned_host"}, tensor<4xf32> {mhlo.memory_kind = "pinned_host"}, tensor<4xf32> {mhlo.memory_kind = "pinned_host"}, tensor<4xf32> {mhlo.memory_kind = "pinned_host"}) {
-  // expected-warning @below {{W1201: 'stablehlo.custom_call' computes on a tensor in host memory (moved to host starting from argument #0); XLA runs it as host compute and keeps its results in host memory}}
+  // expected-warning @below {{HOW101: 'stablehlo.custom_call' computes on a tensor in host memory (moved to host starting from argument #0); XLA runs it as host compute and keeps its results in host memory}}
   %0 = "stablehlo.custom_call"(%arg0) <{call_target_name = 5 : i32}> : (tensor<4xf32>) -> tensor<4xf32>
   // expected-note @below {{'stablehlo.custom_call' computes on host memory from the same start}}
   %1 = "stablehlo.custom_call"(%arg0) <{call_target_name = ["MoveToDevice"]}> : (tensor<4xf32>) -> tensor<4xf32>

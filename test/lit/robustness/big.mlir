@@ -17,12 +17,12 @@
 
 // USES: error: E1200: {{.*}}output 0 is declared mhlo.memory_kind = "device"
 // USES-NOT: error:
-// USES: warning: W1201: 'stablehlo.negate' computes on a tensor in host memory (moved to host starting from argument #0)
+// USES: warning: HOW101: 'stablehlo.negate' computes on a tensor in host memory (moved to host starting from argument #0)
 // USES-COUNT-4: note: 'stablehlo.negate' computes on host memory from the same start
 // USES: note: and 199995 more ops compute on host memory from argument #0
 // USES-NOT: error:
 
 // The fixed module still computes on host memory, without E1200.
 // USES-FIXED-NOT: error:
-// USES-FIXED: warning: W1201
+// USES-FIXED: warning: HOW101
 // USES-FIXED-NOT: error:

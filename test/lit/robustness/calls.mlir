@@ -14,7 +14,7 @@
 // expected-note @below {{in host memory from the start: argument #0 is declared mhlo.memory_kind = "pinned_host"}}
 func.func @main(%arg0: tensor<4xf32> {mhlo.memory_kind = "pinned_host"}) -> tensor<4xf32> {
   %0 = call @main(%arg0) : (tensor<4xf32>) -> tensor<4xf32>
-  // expected-warning @below {{W1201: 'stablehlo.add' computes on a tensor in host memory (moved to host starting from argument #0)}}
+  // expected-warning @below {{HOW101: 'stablehlo.add' computes on a tensor in host memory (moved to host starting from argument #0)}}
   // expected-error @below {{output 0 has no mhlo.memory_kind}}
   // expected-note @below {{path: argument #0 -> stablehlo.add -> output 0}}
   // expected-note @below {{fix (keep it in host memory)}}

@@ -35,7 +35,7 @@
 // RUN: offload-opt %t.string --host-offload-fix=strategy=device | FileCheck %s --check-prefix=STRING-DEVICE
 // Diagnostics are UTF-8: each byte that is not becomes U+FFFD.
 // STRING: string:3:8: error: E1200: Tensor which is moved to host (starting from argument #0) {{.*}}; output 0 ("r�") is declared mhlo.memory_kind = "dev�"
-// STRING: string:2:3: warning: W1204: unknown memory kind "dev�" on result 0 of @ma�in (from mhlo.memory_kind)
+// STRING: string:2:3: warning: HOW104: unknown memory kind "dev�" on result 0 of @ma�in (from mhlo.memory_kind)
 // STRING-HOST: func.func @"ma\FFin"(%arg0: tensor<4xf32> {mhlo.memory_kind = "pinned_host"}) -> (tensor<4xf32> {jax.result_info = "r\FF", mhlo.memory_kind = "pinned_host"})
 // STRING-DEVICE: _xla_buffer_placement = "device"
 //

@@ -72,7 +72,7 @@ func.func @main(%arg0: tensor<4xf32> {mhlo.memory_kind = "pinned_host"}, %arg1: 
   ^bb0(%a: tensor<4xf32>):
     "cf.br"()[^bb1] : () -> ()
   ^bb1:
-    // expected-warning @below {{W1201: 'stablehlo.add' computes on a tensor in host memory (moved to host starting from argument #0)}}
+    // expected-warning @below {{HOW101: 'stablehlo.add' computes on a tensor in host memory (moved to host starting from argument #0)}}
     %s = "stablehlo.add"(%arg0, %a) : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
     "stablehlo.return"(%s) : (tensor<4xf32>) -> ()
   }, {
