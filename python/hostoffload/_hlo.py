@@ -116,7 +116,9 @@ def _hlo_string(text: str) -> str:
 ENTRY_NAMES_ATTR = "hostoffload.hlo_entry"
 
 _ENTRY_HEADER = re.compile(r"\s*ENTRY\s")
-_ENTRY_PARAMETER = re.compile(r"\s*%?([A-Za-z_][\w.\-]*)\s*=\s[^=]*?\sparameter\((\d+)\)")
+_ENTRY_PARAMETER = re.compile(
+    r"\s*(?:ROOT\s+)?%?([A-Za-z_][\w.\-]*)\s*=\s[^=]*?\sparameter\((\d+)\)"
+)
 _ROOT = re.compile(r"\s*ROOT\s+%?([A-Za-z_][\w.\-]*)\s*=")
 
 
@@ -136,7 +138,8 @@ def entry_names(text: str) -> tuple[dict[int, str], str | None]:
             break
         if (parameter := _ENTRY_PARAMETER.match(line)) is not None:
             parameters[int(parameter[2])] = parameter[1]
-        elif (found := _ROOT.match(line)) is not None:
+        # A parameter can be the root itself (an argument returned as it is).
+        if (found := _ROOT.match(line)) is not None:
             root = found[1]
     return parameters, root
 

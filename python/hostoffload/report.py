@@ -32,6 +32,8 @@ class Start:
     name: str
     reason: str
     location: Location
+    #: In input converted from HLO, the instruction XLA's E1200 names for this start.
+    xla_name: str | None = None
 
     @classmethod
     def from_json(cls, data: Mapping[str, Any]) -> Start:
@@ -41,16 +43,20 @@ class Start:
             name=data["name"],
             reason=data["reason"],
             location=Location.from_json(data["location"]),
+            xla_name=data.get("xla_name"),
         )
 
     def to_json(self) -> dict[str, Any]:
-        return {
+        data = {
             "kind": self.kind,
             "argument_index": self.argument_index,
             "name": self.name,
             "reason": self.reason,
             "location": self.location.to_json(),
         }
+        if self.xla_name is not None:
+            data["xla_name"] = self.xla_name
+        return data
 
 
 @dataclass(frozen=True)

@@ -81,6 +81,9 @@ struct TraceStart {
   /// What moves the tensor, e.g. `_xla_buffer_placement = "pinned_host"`.
   std::string reason;
   mlir::Location loc;
+  /// In a module converted from HLO, the instruction XLA's E1200 names for
+  /// this start, e.g. "param.3"; empty when unknown.
+  std::string xlaName = {};
 };
 
 /// One step of the way from a start to an output.

@@ -42,6 +42,12 @@ inline constexpr llvm::StringLiteral kArgMemorySpaces = "arg_memory_spaces";
 inline constexpr llvm::StringLiteral kOutMemorySpaces = "out_memory_spaces";
 /// The separator of the numbers in kArgMemorySpaces and kOutMemorySpaces.
 inline constexpr llvm::StringLiteral kMemorySpaceSeparator = ";";
+/// On modules converted from HLO: XLA's names of the entry parameters (one
+/// per entry argument) and of the entry root, which the importer drops:
+/// `{arguments = ["x.1", ...], root = "tuple.3"}`.
+inline constexpr llvm::StringLiteral kHloEntryAttr = "hostoffload.hlo_entry";
+inline constexpr llvm::StringLiteral kHloEntryArguments = "arguments";
+inline constexpr llvm::StringLiteral kHloEntryRoot = "root";
 
 /// Properties of stablehlo.custom_call.
 inline constexpr llvm::StringLiteral kCallTargetNameAttr = "call_target_name";
@@ -122,6 +128,14 @@ inline constexpr llvm::StringLiteral kManualComputationOp =
 inline constexpr llvm::StringLiteral kNamedComputationOp =
     "sdy.named_computation";
 inline constexpr llvm::StringLiteral kShardyReturnOp = "sdy.return";
+// Ops that XLA's HLO-to-StableHLO importer leaves in the MHLO dialect.
+inline constexpr llvm::StringLiteral kMhloAsyncStartOp = "mhlo.async_start";
+inline constexpr llvm::StringLiteral kMhloBitcastOp = "mhlo.bitcast";
+inline constexpr llvm::StringLiteral kMhloCopyOp = "mhlo.copy";
+/// The attribute of mhlo.async_start naming the thread the call runs on, and
+/// its value for a call run on the host.
+inline constexpr llvm::StringLiteral kExecutionThreadAttr = "execution_thread";
+inline constexpr llvm::StringLiteral kHostThread = "host";
 inline constexpr llvm::StringLiteral kCallOp = "func.call";
 inline constexpr llvm::StringLiteral kFuncReturnOp = "func.return";
 

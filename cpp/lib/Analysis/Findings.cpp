@@ -33,6 +33,13 @@ bool FindingBuilder::isRootSpecialCase(Operation *terminator,
   if (entry.getNumResults() != 1 || operand != 0)
     return false;
   Operation *definingOp = terminator->getOperand(0).getDefiningOp();
+  // XLA removes sharding wrappers before (HLO has xla.sdy.FuncResultSharding
+  // custom calls around the root).
+  while (definingOp && rules.isCustomCall(definingOp) &&
+         classifyCustomCall(definingOp).kind == CustomCallKind::Sharding &&
+         definingOp->getNumOperands() == 1 &&
+         definingOp->getResult(0).hasOneUse())
+    definingOp = definingOp->getOperand(0).getDefiningOp();
   if (!definingOp || !rules.isCustomCall(definingOp) ||
       classifyCustomCall(definingOp).kind != CustomCallKind::MoveToHost)
     return false;
@@ -143,6 +150,12 @@ Finding FindingBuilder::buildMismatch(const Node &node, unsigned id,
       declared.kind.empty()
           ? "has no mhlo.memory_kind, so it is in device memory"
           : "is declared " + declared.describe();
+  // From HLO, also the instruction XLA's message names.
+  const TraceStart &firstStart = paths.getFirstStart(id);
+  std::string startName =
+      firstStart.xlaName.empty()
+          ? firstStart.name
+          : firstStart.name + ", XLA: '" + firstStart.xlaName + "'";
   finding.message =
       (getFindingCodeInfo(code, strict).name +
        ": Tensor which is moved to host (starting from " +

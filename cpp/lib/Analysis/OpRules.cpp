@@ -194,6 +194,17 @@ UseRule convertRule(Operation *op, unsigned) {
   return UseRule{UseKind::MovesSlicedData, 0, /*hoistedAboveSlice=*/true};
 }
 
+/// XLA's HostOffloader follows host memory into an async call's computation,
+/// where the host computation consumes it; it never traces the results of a
+/// call on the host thread (IsHostAsyncStart), which stay in device memory
+/// unless they only flow to host outputs. Another thread's call is device
+/// compute on host memory.
+UseRule asyncStartRule(Operation *op, unsigned) {
+  StringAttr thread = getStringAttr(op, names::kExecutionThreadAttr);
+  bool onHost = thread && thread.getValue() == names::kHostThread;
+  return rule(onHost ? UseKind::Stop : UseKind::HostCompute);
+}
+
 template <UseKind kind> UseRule always(Operation *, unsigned) {
   return rule(kind);
 }
@@ -225,6 +236,9 @@ constexpr OpRuleEntry kOpRules[] = {
     {names::kManualComputationOp, always<UseKind::IntoBody>},
     {names::kNamedComputationOp, always<UseKind::IntoBody>},
     {names::kShardyReturnOp, always<UseKind::RegionYield>},
+    {names::kMhloAsyncStartOp, asyncStartRule},
+    {names::kMhloBitcastOp, always<UseKind::Bitcast>},
+    {names::kMhloCopyOp, always<UseKind::MovesSlicedData>},
 };
 
 } // namespace

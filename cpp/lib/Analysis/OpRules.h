@@ -58,7 +58,9 @@ enum class UseKind {
   /// the operand.
   Aliased,
   /// Nowhere: a move to device, an annotation XLA cannot process, a region
-  /// that yields to no op's results.
+  /// that yields to no op's results, a call run on the host thread
+  /// (mhlo.async_start with execution_thread = "host"), whose host
+  /// computation consumes it and whose results XLA keeps in device memory.
   Stop,
   /// stablehlo.slice, and operand 0 of stablehlo.dynamic_slice: into result 0,
   /// which stays host memory only if something computes on it; XLA reads it
@@ -70,7 +72,8 @@ enum class UseKind {
   /// without host compute.
   StreamIntoBuffer,
   /// A bitcast for XLA (stablehlo.reshape, a broadcast that only adds
-  /// dimensions of size one), which moves no data: into result 0, whole.
+  /// dimensions of size one, mhlo.bitcast), which moves no data: into result
+  /// 0, whole.
   Bitcast,
   /// The updates of a one-input scatter into a constant at constant indices:
   /// host compute, but on a value made only of slices XLA's simplifier turns
@@ -78,9 +81,9 @@ enum class UseKind {
   /// use (measured: slice_written_into_ones).
   ScatterIntoConstant,
   /// Data movement on the result of a slice (a transpose, a copy once
-  /// layouts are assigned; a narrowing convert, which XLA:TPU's ConvertMover
-  /// hoists above the slice): into result 0, whole. Host compute on a value
-  /// not made only of slices.
+  /// layouts are assigned, mhlo.copy; a narrowing convert, which XLA:TPU's
+  /// ConvertMover hoists above the slice): into result 0, whole. Host compute
+  /// on a value not made only of slices.
   MovesSlicedData,
   /// XLA computes on host memory (implicit host compute): into every result,
   /// as host memory whatever slices it is made of.

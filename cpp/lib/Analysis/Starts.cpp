@@ -14,6 +14,141 @@ using namespace mlir;
 
 namespace hostoffload {
 
+namespace {
+
+/// The name of the HLO instruction an op was imported from: the importer
+/// puts it first in the op's location (`loc("mul.6"(...))`, or first in a
+/// fused location).
+std::string getInstructionName(Location loc) {
+  if (auto nameLoc = llvm::dyn_cast<NameLoc>(loc))
+    return nameLoc.getName().str();
+  if (auto fused = llvm::dyn_cast<FusedLoc>(loc))
+    if (!fused.getLocations().empty())
+      return getInstructionName(fused.getLocations().front());
+  return "";
+}
+
+/// The ops XLA's HostOffloader passes over between a MoveToHost and the
+/// instruction it starts its trace from (HostOffloader::
+/// InstructionIsAllowedBetweenMoveToHostAndDus): a bitcast, a copy, a
+/// reshape that is a bitcast; and the sharding wrappers, which XLA has
+/// removed by then.
+bool isPassedBeforeStart(Operation *op) {
+  if (op->getNumResults() != 1)
+    return false;
+  llvm::StringRef name = op->getName().getStringRef();
+  if (name == names::kCustomCallOp)
+    return classifyCustomCall(op).kind == CustomCallKind::Sharding;
+  return name == names::kMhloBitcastOp || name == names::kMhloCopyOp ||
+         name == names::kReshapeOp;
+}
+
+/// A move to device ends XLA's trace where it starts: it never names it.
+bool endsTraceAtOnce(Operation *op) {
+  return op->getName().getStringRef() == names::kCustomCallOp &&
+         classifyCustomCall(op).kind == CustomCallKind::MoveToDevice;
+}
+
+} // namespace
+
+std::string StartCollector::xlaArgumentName(unsigned index) const {
+  auto arguments = hloEntry
+                       ? hloEntry.getAs<ArrayAttr>(names::kHloEntryArguments)
+                       : ArrayAttr();
+  if (!arguments || index >= arguments.size())
+    return "";
+  auto name = llvm::dyn_cast<StringAttr>(arguments[index]);
+  return name ? name.getValue().str() : "";
+}
+
+/// The instruction XLA's trace starts from when it takes the moved tensor
+/// through `use`, or "" when its name is not known: inside a callee (XLA has
+/// inlined calls by then, and renamed what it inlined); an annotation (XLA
+/// replaces annotate_device_placement with a new MoveToHost); an
+/// optimization barrier or a while loop (XLA names the tuple operand that the
+/// importer dropped); the return of a lone output (XLA simplifies the root).
+/// The return of several outputs takes the entry's root tuple.
+std::string StartCollector::xlaUserName(OpOperand &use) {
+  Operation *user = use.getOwner();
+  if (user->getParentOfType<func::FuncOp>() != entry)
+    return "";
+  llvm::StringRef name = user->getName().getStringRef();
+  if (name == names::kFuncReturnOp) {
+    auto root = hloEntry.getAs<StringAttr>(names::kHloEntryRoot);
+    return root && entry.getNumResults() > 1 ? root.getValue().str() : "";
+  }
+  if (name == names::kOptimizationBarrierOp || name == names::kWhileOp ||
+      name == names::kIfOp || name == names::kCaseOp)
+    return "";
+  if (name == names::kCustomCallOp &&
+      classifyCustomCall(user).target == names::kAnnotateDevicePlacement)
+    return "";
+  return getInstructionName(user->getLoc());
+}
+
+/// The values XLA's trace reaches through a call or a callee's return, as
+/// it sees them once it has inlined the call: the callee's argument, the
+/// results of the callee's call sites.
+void StartCollector::addInlinedValues(OpOperand &use,
+                                      llvm::SmallVectorImpl<Value> &pending) {
+  Operation *user = use.getOwner();
+  if (FlatSymbolRefAttr callee = getCallee(user)) {
+    auto function = module.lookupSymbol<func::FuncOp>(callee.getAttr());
+    if (function && !function.isExternal() &&
+        use.getOperandNumber() < function.getNumArguments())
+      pending.push_back(function.getArgument(use.getOperandNumber()));
+    return;
+  }
+  if (callSites.empty())
+    module.walk([&](func::CallOp call) {
+      callSites[call.getCalleeAttr().getAttr()].push_back(call);
+    });
+  auto function = user->getParentOfType<func::FuncOp>();
+  for (Operation *call : callSites.lookup(function.getSymNameAttr()))
+    if (use.getOperandNumber() < call->getNumResults())
+      pending.push_back(call->getResult(use.getOperandNumber()));
+}
+
+/// XLA starts its trace of a MoveToHost at each instruction that takes the
+/// moved tensor (HostOffloader::GetStartingInstructions), and its E1200
+/// names the one whose trace reached the output. Named here when there is
+/// one such instruction and its name is known; with several, which one XLA
+/// names depends on the output, and none is named.
+std::string StartCollector::xlaAnnotationName(Operation *annotation) {
+  if (!hloEntry)
+    return "";
+  std::string found;
+  llvm::SmallVector<Value> pending{annotation->getResult(0)};
+  // A bound on the values looked at: a name is for one message, and a
+  // module of a million ops must not be walked for it.
+  for (unsigned looked = 0; !pending.empty(); ++looked) {
+    if (looked == kMaxValuesForXlaName)
+      return "";
+    Value value = pending.pop_back_val();
+    for (OpOperand &use : value.getUses()) {
+      Operation *user = use.getOwner();
+      if (isPassedBeforeStart(user)) {
+        pending.push_back(user->getResult(0));
+        continue;
+      }
+      if (endsTraceAtOnce(user))
+        continue;
+      llvm::StringRef userName = user->getName().getStringRef();
+      if (userName == names::kCallOp ||
+          (userName == names::kFuncReturnOp &&
+           user->getParentOp() != entry.getOperation())) {
+        addInlinedValues(use, pending);
+        continue;
+      }
+      std::string name = xlaUserName(use);
+      if (name.empty() || (!found.empty() && name != found))
+        return "";
+      found = std::move(name);
+    }
+  }
+  return found;
+}
+
 std::string StartCollector::describeArgument(unsigned index) {
   BlockArgument argument = entry.getArgument(index);
   if (auto nameLoc = llvm::dyn_cast<NameLoc>(argument.getLoc()))
@@ -117,7 +252,7 @@ void StartCollector::collectEntrySignature() {
     report.starts.push_back(
         {TraceStart::Kind::Argument, i, describeArgument(i),
          describeArgument(i) + " is declared " + declared.describe(),
-         argumentLoc(i)});
+         argumentLoc(i), xlaArgumentName(i)});
     walk.addStart(entry.getArgument(i), startIndex);
   }
   for (unsigned i = 0, e = entry.getNumResults(); i < e; ++i) {
@@ -171,7 +306,8 @@ void StartCollector::collectCustomCall(Operation *op) {
                 .str();
   unsigned startIndex = report.starts.size();
   report.starts.push_back({TraceStart::Kind::Annotation, 0, std::move(name),
-                           std::move(reason), op->getLoc()});
+                           std::move(reason), op->getLoc(),
+                           xlaAnnotationName(op)});
   walk.addStart(moved, startIndex);
 }
 

@@ -14,10 +14,13 @@
 #include "Warnings.h"
 
 #include "hostoffload/HostOffloadAnalysis.h"
+#include "hostoffload/Names.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/BuiltinOps.h"
+#include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/STLFunctionalExtras.h"
+#include "llvm/ADT/SmallVector.h"
 
 #include <string>
 #include <vector>
@@ -47,6 +50,11 @@ public:
   }
 
 private:
+  std::string xlaArgumentName(unsigned index) const;
+  std::string xlaAnnotationName(mlir::Operation *annotation);
+  std::string xlaUserName(mlir::OpOperand &use);
+  void addInlinedValues(mlir::OpOperand &use,
+                        llvm::SmallVectorImpl<mlir::Value> &pending);
   std::string describeArgument(unsigned index);
   mlir::Location argumentLoc(unsigned index);
   std::string describeSignatureValue(llvm::StringRef valueKind, unsigned index);
@@ -61,6 +69,15 @@ private:
   Walk &walk;
   WarningList &warnings;
   std::vector<DeclaredMemoryKind> resultKinds;
+  /// The module's names of XLA's entry instructions, when it was converted
+  /// from HLO.
+  mlir::DictionaryAttr hloEntry =
+      module->getAttrOfType<mlir::DictionaryAttr>(names::kHloEntryAttr);
+  /// The calls of each function, once an XLA name needs them.
+  llvm::DenseMap<mlir::StringAttr, llvm::SmallVector<mlir::Operation *>>
+      callSites;
+  /// How many values xlaAnnotationName looks at before it gives up.
+  static constexpr unsigned kMaxValuesForXlaName = 64;
 };
 
 } // namespace hostoffload

@@ -100,6 +100,8 @@ void writeStart(llvm::json::OStream &json,
     json.attributeEnd();
   });
 }
+    if (!start.xlaName.empty())
+      json.attribute("xla_name", hostoffload::toValidUTF8(start.xlaName));
 
 void writeFinding(llvm::json::OStream &json,
                   const hostoffload::Finding &finding, bool strict) {

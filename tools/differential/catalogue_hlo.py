@@ -1,0 +1,290 @@
+"""HLO-form programs: the HLO text XLA:TPU itself dumps for recorded JAX programs.
+
+An engineer debugging E1200 holds HLO, not StableHLO: the ``*.before_optimizations.txt`` of
+``--xla_dump_to``, or the module HostOffloader ran on, dumped with ``--xla_dump_hlo_pass_re``.
+Each program here is a recorded module of the differential suite (``test/differential``),
+compiled once more with XLA:TPU with both dumps enabled. Two HLO forms are recorded for it:
+
+- ``before_optimizations``: the module as XLA starts from it; annotations are
+  ``annotate_device_placement`` custom calls with ``_xla_buffer_placement``,
+  ``compute_on("device_host")`` is a ``call`` with ``_xla_compute_type="host"``, the entry
+  memory spaces are ``S(5)`` in ``entry_computation_layout``;
+- ``host_offloader``: the module entering the ``host_offloading`` pipeline (HostOffloadLegalize,
+  then HostOffloader), after layout assignment: annotations are ``MoveToHost`` /
+  ``MoveToDevice`` custom calls, host calls are ``async-start``/``async-done`` on
+  ``execution_thread="host"`` around a ``HostExecute`` custom call, reshapes are ``bitcast``s
+  and layout changes ``copy``s. XLA's E1200 names an instruction of this module.
+
+Both are the very module XLA compiled, so XLA's verdict on the compile is the verdict on each.
+For a rejected program with several outputs, XLA's full set of rejected outputs is found as
+``run.py`` does: output i offends iff the program with every other output re-declared
+``pinned_host`` is still rejected.
+
+Run with libtpu (one process at a time), from the repository root::
+
+    flock /tmp/libtpu.lock ../oracle-venv/bin/python -m tools.differential.catalogue_hlo \\
+        --out test/differential/hlo
+
+which writes ``<program>.<form>.hlo.txt`` and ``verdicts.json`` there.
+``test/python/test_differential_hlo.py`` checks the checker against them without libtpu. No
+verdict is written here: XLA is the oracle.
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime
+import json
+import re
+import shutil
+import tempfile
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+REPO_ROOT = Path(__file__).resolve().parents[2]
+SOURCE_DIR = REPO_ROOT / "test" / "differential"
+TOPOLOGY = "v5e:2x2"
+
+# The dump files of each form, by the end of their names (XLA prefixes the module's name).
+FORMS = {
+    "before_optimizations": ".before_optimizations.txt",
+    "host_offloader": ".host_offloading.after_pipeline-start.before_host-offload-legalize.txt",
+}
+# Dump only what the forms need: the pass pipeline's start files of host_offloading.
+DUMP_PASS_RE = "host-offload-legalize"
+# XLA's E1200 names the instruction its trace started from.
+XLA_START = re.compile(r"Tensor which is moved to host \(starting from ([^)\s]+)\)")
+
+
+@dataclass(frozen=True)
+class HloProgram:
+    """A recorded module of the differential suite (``source``), dumped as HLO by XLA."""
+
+    source: str
+    description: str
+
+
+P = HloProgram
+PROGRAMS = (
+    # Host calls (compute_on("device_host")): async-start on the host thread.
+    P("compute_on_device_host", "host call on a device argument, its result used on device"),
+    P(
+        "compute_on_device_host_to_host",
+        "host call whose result is returned to a pinned_host "
+        "output: XLA keeps it in host memory (no move back)",
+    ),
+    P(
+        "compute_on_device_host_to_host__out0_device",
+        "host call whose result is returned to a device output: XLA keeps it in device memory",
+    ),
+    P(
+        "compute_on_host_arg",
+        "host call on an S(5) argument, its result returned to a device output",
+    ),
+    P(
+        "compute_on_host_arg_then_device",
+        "host call on an S(5) argument; its result and a device copy of it returned",
+    ),
+    # S(5) parameters and outputs.
+    P("host_arg_passthrough", "S(5) parameter returned as it is to a device output"),
+    P("host_arg_passthrough_host_out", "S(5) parameter returned to an S(5) output"),
+    P(
+        "host_arg_compute_no_out_shardings",
+        "S(5) parameter multiplied, returned to a device output",
+    ),
+    P("host_arg_returned_twice", "the same S(5) parameter returned as two device outputs"),
+    P(
+        "host_arg_three_outputs",
+        "two outputs computed from an S(5) parameter, one from a device parameter",
+    ),
+    # Bitcasts and copies.
+    P("host_arg_reshape", "S(5) parameter reshaped (a bitcast) and returned to a device output"),
+    P("slice_reshape", "slice of an S(5) parameter reshaped, returned: read into device memory"),
+    P(
+        "slice_transpose",
+        "slice of an S(5) parameter transposed (a copy once layouts are assigned), returned",
+    ),
+    # Annotations.
+    P("device_put_host_host_out_shardings", "annotation to pinned_host returned to an S(5) output"),
+    P(
+        "device_put_host_host_out_shardings__out0_device",
+        "annotation to pinned_host returned as it is to a device output",
+    ),
+    P(
+        "device_put_host_then_compute__out0_device",
+        "annotation to pinned_host, multiplied, returned to a device output",
+    ),
+    P(
+        "device_put_host_and_back__out0_device",
+        "one output moved to host and returned to a device output, the other moved back first",
+    ),
+    P(
+        "optimization_barrier_offload__out0_device",
+        "annotation to pinned_host through an optimization barrier to a device output",
+    ),
+    P(
+        "nested_jit_offload_inside__out0_device",
+        "annotation in a nested jit (a call), returned to a device output",
+    ),
+    # Control flow.
+    P("cond_host", "S(5) parameter used in both branches of a conditional, device output"),
+    P(
+        "fori_stream_into_host_buffer",
+        "while loop streaming rows into an S(5) buffer with "
+        "dynamic-update-slice, returned to a device output",
+    ),
+    P("fori_stream_into_host_buffer_host_out", "the same, returned to an S(5) output"),
+    P(
+        "scan_offload_ys__out1_device",
+        "while loop (scan) offloading its ys, returned to a device output",
+    ),
+    P(
+        "dynamic_slice_then_compute",
+        "dynamic-slice of an S(5) parameter multiplied, and a device output",
+    ),
+)
+
+
+def source_text(program: HloProgram) -> str:
+    return (SOURCE_DIR / f"{program.source}.mlir").read_text()
+
+
+def compile_text(devices: list[Any], text: str, dump_dir: Path | None) -> str | None:
+    """Compiles the module as jax.jit does, dumping HLO to ``dump_dir``; XLA's error message,
+    or None."""
+    import numpy as np
+    from jax._src import compiler
+    from jax._src.interpreters import mlir as jax_mlir
+    from jax._src.lib import xla_client
+
+    with jax_mlir.make_ir_context():
+        module = jax_mlir.ir.Module.parse(text)
+        options = compiler.get_compile_options(
+            num_replicas=1,
+            num_partitions=len(devices),
+            device_assignment=np.array([devices]),
+            backend=devices[0].client,
+        )
+        if dump_dir is not None:
+            debug = options.executable_build_options.debug_options
+            debug.xla_dump_to = str(dump_dir)
+            debug.xla_dump_hlo_pass_re = DUMP_PASS_RE
+        try:
+            devices[0].client.compile(
+                module,
+                executable_devices=xla_client.DeviceList(tuple(devices)),
+                compile_options=options,
+            )
+        except Exception as error:  # XLA's verdict
+            return str(error)
+    return None
+
+
+def is_e1200(message: str | None) -> bool:
+    return message is not None and (
+        "E1200" in message or "HostOffloadOutputLocationMismatch" in message
+    )
+
+
+def full_set(devices: list[Any], text: str, count: int) -> list[int]:
+    """XLA's full set of rejected outputs of a rejected module with ``count`` outputs."""
+    from tools.differential import mlir_text
+
+    if count == 1:
+        return [0]
+    offending = []
+    for index in range(count):
+        others = {i: "pinned_host" for i in range(count) if i != index}
+        if is_e1200(compile_text(devices, mlir_text.with_result_kinds(text, others), None)):
+            offending.append(index)
+    return offending
+
+
+def dump_file(dump_dir: Path, suffix: str) -> Path:
+    found = sorted(dump_dir.glob(f"*{suffix}"))
+    if len(found) != 1:
+        raise RuntimeError(f"expected one dump file *{suffix} in {dump_dir}, found {found}")
+    return found[0]
+
+
+def record(devices: list[Any], program: HloProgram, out_dir: Path) -> dict[str, Any]:
+    """Compiles ``program`` with dumps; writes its HLO forms to ``out_dir`` and returns their
+    entries of ``verdicts.json``."""
+    from tools.differential import mlir_text
+
+    text = source_text(program)
+    results = mlir_text.results(text)
+    with tempfile.TemporaryDirectory() as staging:
+        dump_dir = Path(staging)
+        start = time.perf_counter()
+        message = compile_text(devices, text, dump_dir)
+        seconds = time.perf_counter() - start
+        outputs = full_set(devices, text, len(results)) if is_e1200(message) else []
+        named = XLA_START.search(message or "")
+        xla = {
+            "status": "ok" if message is None else ("e1200" if is_e1200(message) else "error"),
+            "e1200_outputs": outputs,
+            "message": (message or "").strip()[:4000],
+            "xla_name": named[1] if named else None,
+            "seconds": round(seconds, 3),
+        }
+        entries = {}
+        for form, suffix in FORMS.items():
+            name = f"{program.source}.{form}"
+            shutil.copyfile(dump_file(dump_dir, suffix), out_dir / f"{name}.hlo.txt")
+            entries[name] = {
+                "kind": "program",
+                "program": program.source,
+                "form": form,
+                "description": program.description,
+                "declared_memory_kinds": [r.memory_kind for r in results],
+                "xla": xla,
+            }
+    return entries
+
+
+def versions(device: Any) -> dict[str, str]:
+    from importlib import metadata
+
+    import jax
+
+    return {
+        "jax": jax.__version__,
+        "jaxlib": metadata.version("jaxlib"),
+        "libtpu": metadata.version("libtpu"),
+        "platform_version": str(device.client.platform_version).strip(),
+        "topology": TOPOLOGY,
+        "device_kind": str(device.device_kind),
+        "date": datetime.date.today().isoformat(),
+    }
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--out", type=Path, required=True)
+    parser.add_argument("--only", help="regenerate the programs this regex matches")
+    args = parser.parse_args()
+
+    from jax.experimental import topologies
+
+    devices = list(topologies.get_topology_desc(TOPOLOGY, platform="tpu").devices)[:1]
+    args.out.mkdir(parents=True, exist_ok=True)
+    verdicts_path = args.out / "verdicts.json"
+    modules: dict[str, Any] = {}
+    if args.only and verdicts_path.exists():
+        modules = json.loads(verdicts_path.read_text())["modules"]
+    for program in PROGRAMS:
+        if args.only and not re.search(args.only, program.source):
+            continue
+        entries = record(devices, program, args.out)
+        modules.update(entries)
+        verdict = next(iter(entries.values()))["xla"]
+        print(f"{program.source}: {verdict['status']} {verdict['e1200_outputs']}", flush=True)
+    verdicts = {"generated": versions(devices[0]), "modules": dict(sorted(modules.items()))}
+    verdicts_path.write_text(json.dumps(verdicts, indent=1) + "\n")
+
+
+if __name__ == "__main__":
+    main()
