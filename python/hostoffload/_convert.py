@@ -25,6 +25,7 @@ from typing import Any
 from hostoffload import _hlo
 from hostoffload._errors import mlir_diagnostics
 from hostoffload._forms import NEEDS_JAX, Form
+from hostoffload._print import generic_text
 from hostoffload.diagnostic import Diagnostic, InputError, Location
 
 # The exit status of the child when it raised an InputError (written as JSON on stdout).
@@ -83,11 +84,6 @@ def _jax_context() -> Iterator[Any]:
         yield context
 
 
-def _print_generic(operation: Any) -> bytes:
-    text: bytes = operation.get_asm(binary=True, print_generic_op_form=True, enable_debug_info=True)
-    return text
-
-
 class JaxParseError(InputError):
     """jaxlib's MLIR could not parse the input; ``mlir_error`` is its MLIRError."""
 
@@ -106,7 +102,7 @@ def _mlir_to_generic(data: bytes, name: str | None, path: str | None) -> bytes:
         except ValueError as error:  # damaged bytecode: "SmallVector unable to grow"
             message = f"jaxlib cannot read this MLIR bytecode: {_first_line(error)}"
             raise InputError.unlocated(message, source=name) from None
-        return _print_generic(module.operation)
+        return generic_text(module.operation)
 
 
 def _portable_to_generic(data: bytes, name: str | None) -> bytes:
@@ -118,7 +114,7 @@ def _portable_to_generic(data: bytes, name: str | None) -> bytes:
         except Exception as error:  # jaxlib raises JaxRuntimeError, a RuntimeError
             message = f"jaxlib cannot read this StableHLO portable artifact: {_first_line(error)}"
             raise InputError.unlocated(message, source=name) from None
-        return _print_generic(module.operation)
+        return generic_text(module.operation)
 
 
 def _deserialize_export(data: bytes, name: str | None) -> Any:
@@ -151,7 +147,7 @@ def lowered_to_generic(lowered: Any) -> bytes:
     :func:`hostoffload.check_jax`) in the generic form."""
     if not hasattr(lowered, "compiler_ir"):
         lowered = lowered.lower(lowering_platforms=("tpu",))
-    return _print_generic(lowered.compiler_ir("stablehlo").operation)
+    return generic_text(lowered.compiler_ir("stablehlo").operation)
 
 
 def _hlo_to_generic(data: bytes, name: str | None, file_name: str) -> bytes:
@@ -184,7 +180,7 @@ def _hlo_to_generic(data: bytes, name: str | None, file_name: str) -> bytes:
         if spaces is not None:
             _add_memory_spaces(module, *spaces)
         _add_entry_names(module, *_hlo.entry_names(text), _hlo.leaf_counts(program_shape))
-        return _print_generic(module.operation)
+        return generic_text(module.operation)
 
 
 def _decode_hlo(data: bytes, name: str | None) -> str:

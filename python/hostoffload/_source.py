@@ -28,6 +28,7 @@ from hostoffload._forms import (
     read_head,
     recognise,
 )
+from hostoffload._print import generic_text
 from hostoffload.diagnostic import Diagnostic, InputError, Location, Note
 from hostoffload.mlir import ir
 from hostoffload.mlir._mlir_libs import _hostoffload
@@ -83,7 +84,7 @@ def resolve(source: object, name: str | None, *, copy: bool) -> Iterator[Resolve
         return
     with new_context() as context:
         if operation is not None:
-            module = _parse_generic(generic_form(operation), name, context)
+            module = _parse_generic(generic_text(operation), name, context)
         else:
             module, name = _module_of(source, context, name)
         yield Resolved(module.operation, name, verified=True)
@@ -97,11 +98,9 @@ def own_operation(source: object) -> ir.Operation | None:
 
 
 def generic_form(operation: Any) -> str:
-    """The module in the generic form. MLIR prints the body of a dialect attribute or type
-    (``#sdy.sharding<...>``) as it is, so bytes that are not UTF-8 there stay bytes: they are
-    decoded with ``surrogateescape``, which the parse undoes."""
-    text: bytes = operation.get_asm(binary=True, print_generic_op_form=True, enable_debug_info=True)
-    return text.decode("utf-8", "surrogateescape")
+    """The module in the generic form, as text: the bytes of :func:`generic_text` that are
+    not UTF-8 are decoded with ``surrogateescape``, which the parse undoes."""
+    return generic_text(operation).decode("utf-8", "surrogateescape")
 
 
 def _module_of(
@@ -134,7 +133,7 @@ def _jax_object_generic_form(source: object, name: str | None) -> bytes | None:
         return _convert.lowered_to_generic(source)
     foreign = getattr(source, "operation", source)
     if hasattr(foreign, "get_asm"):  # a module or operation of jaxlib's MLIR
-        return generic_form(foreign).encode("utf-8", "surrogateescape")
+        return generic_text(foreign)
     return None
 
 
