@@ -31,7 +31,7 @@
 // XLA's dump (XLA_FLAGS=--xla_dump_to): the memory spaces of the entry layout (S(5)) are read,
 // and the locations are JAX's Python lines, kept in the HLO's stack frames.
 // RUN: not offload-opt %S/Inputs/step.before_optimizations.txt --host-offload-check -o /dev/null 2>&1 | FileCheck %s --check-prefix=DUMP
-// DUMP: program.py:16:12: error: E1200: Tensor which is moved to host (starting from argument 'opt_state') is returned from the entry computation but the layout for this output is not set to host memory; output 0 is declared memory space 0 ("device") in out_memory_spaces of the module
+// DUMP: program.py:16:12: error: E1200: Tensor which is moved to host (starting from argument 'opt_state', XLA: 'opt_state.1') is returned from the entry computation but the layout for this output is not set to host memory; output 0 is declared memory space 0 ("device") in out_memory_spaces of the module
 // DUMP: program.py:14:17: note: in host memory from the start: argument 'opt_state' is declared memory space 5 ("pinned_host") in arg_memory_spaces of the module
 // DUMP: program.py:14:17: error: E1200: {{.*}} output 1 is declared memory space 0 ("device") in out_memory_spaces of the module
 // DUMP-NOT: output 2
@@ -40,7 +40,7 @@
 // HLO): the move to host inside jit is found, at the line of the HLO file that holds it,
 // and the output JAX declared pinned_host is in device memory as far as this text says.
 // RUN: not offload-opt %S/Inputs/step.hlo.txt --host-offload-check -o /dev/null 2>&1 | FileCheck %s --check-prefix=HLO
-// HLO: step.hlo.txt:14:0: error: E1200: Tensor which is moved to host (starting from 'annotate_device_placement' to pinned_host) {{.*}} output 2 has no mhlo.memory_kind, so it is in device memory
+// HLO: step.hlo.txt:14:0: error: E1200: Tensor which is moved to host (starting from 'annotate_device_placement' to pinned_host, XLA: 'tuple.1') {{.*}} output 2 has no mhlo.memory_kind, so it is in device memory
 // HLO: step.hlo.txt:14:0: note: moved to host here
 
 // Both fixes work on converted input, and their output checks clean.
