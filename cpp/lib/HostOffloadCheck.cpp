@@ -18,8 +18,8 @@ struct HostOffloadCheckPass
     // The pass only reads the IR, so every analysis stays valid; this also
     // spares the pass manager a re-verification of the whole module.
     markAllAnalysesPreserved();
-    mlir::FailureOr<HostOffloadReport> report =
-        analyzeHostOffload(getOperation(), HostOffloadOptions{entry, strict});
+    mlir::FailureOr<HostOffloadReport> report = analyzeHostOffload(
+        getOperation(), HostOffloadOptions{entry, strict, allowH2hCopy});
     if (mlir::failed(report)) {
       signalPassFailure();
       return;

@@ -10,6 +10,7 @@
 
 #include "hostoffload/HostOffloadAnalysis.h"
 
+#include "DynamicUpdateSlices.h"
 #include "Findings.h"
 #include "OpRules.h"
 #include "Starts.h"
@@ -105,11 +106,12 @@ analyzeHostOffload(ModuleOp module, const HostOffloadOptions &options) {
     starts.collectCustomCall(op);
   walk.run();
 
-  FindingBuilder findings(*entry, options.strict, report, walk, rules,
+  FindingBuilder findings(*entry, options, report, walk, rules,
                           starts.getResultKinds(), warnings);
   findings.reportOutputs();
   findings.reportHostCompute();
   warnings.moveTo(report.findings);
+  reportDynamicUpdateSlices(module, *entry, options, walk, rules, report);
   return report;
 }
 
