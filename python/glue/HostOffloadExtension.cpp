@@ -33,19 +33,20 @@ NB_MODULE(_hostoffload, m) {
   m.def(
       "analyze",
       [](MlirOperation module, const std::string &entry, bool strict,
-         bool verified) {
+         bool verified, bool allowH2hCopy) {
         std::string json;
         MlirLogicalResult result = hostoffloadAnalyzeToJson(
             module, mlirStringRefCreate(entry.data(), entry.size()), strict,
-            verified, appendToString, &json);
+            verified, allowH2hCopy, appendToString, &json);
         return std::make_pair(mlirLogicalResultIsSuccess(result), json);
       },
       nb::arg("module"), nb::arg("entry") = "", nb::arg("strict") = false,
-      nb::arg("verified") = false,
+      nb::arg("verified") = false, nb::arg("allow_h2h_copy") = false,
       "Analyses a builtin.module; returns (succeeded, report as JSON text). "
       "Never changes the module. `verified`: the module passed the verifier "
       "and has not changed since (as one `parse` returned); else it is "
-      "verified first.");
+      "verified first. `strict` and `allow_h2h_copy` are the options of "
+      "host-offload-check.");
   m.def(
       "parse",
       [](MlirContext context, nb::bytes text, nb::bytes name) {

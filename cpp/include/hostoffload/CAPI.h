@@ -27,9 +27,10 @@ MLIR_CAPI_EXPORTED void hostoffloadRegisterPasses(void);
 /// verified first. When it fails the verifier or the entry function cannot be
 /// determined, the object has an "errors" list with the located errors and the
 /// result is failure; diagnostics are then not sent to the context's handlers.
+/// `strict` and `allowH2hCopy` are the options of the pass.
 MLIR_CAPI_EXPORTED MlirLogicalResult hostoffloadAnalyzeToJson(
     MlirOperation module, MlirStringRef entry, bool strict, bool verified,
-    MlirStringCallback callback, void *userData);
+    bool allowH2hCopy, MlirStringCallback callback, void *userData);
 
 /// Parses `text` (MLIR assembly or bytecode) into a new builtin.module of
 /// `context`, and verifies it. The text is named `bufferName` in locations

@@ -106,8 +106,11 @@ void writeStart(llvm::json::OStream &json,
 void writeFinding(llvm::json::OStream &json,
                   const hostoffload::Finding &finding, bool strict) {
   json.object([&] {
+    // A strict row names only errors: under allow-h2h-copy, host compute
+    // that is only copies stays a warning of its lenient code.
+    bool strictRow = strict && finding.severity == hostoffload::Severity::Error;
     json.attribute("code",
-                   hostoffload::getFindingCodeName(finding.code, strict));
+                   hostoffload::getFindingCodeName(finding.code, strictRow));
     json.attribute("severity", hostoffload::getSeverityName(finding.severity));
     json.attribute("message", hostoffload::toValidUTF8(finding.message));
     json.attributeBegin("location");
@@ -253,7 +256,7 @@ MlirModule hostoffloadParseModule(MlirContext context, MlirStringRef text,
 
 MlirLogicalResult hostoffloadAnalyzeToJson(MlirOperation module,
                                            MlirStringRef entry, bool strict,
-                                           bool verified,
+                                           bool verified, bool allowH2hCopy,
                                            MlirStringCallback callback,
                                            void *userData) {
   Operation *op = unwrap(module);
@@ -277,7 +280,8 @@ MlirLogicalResult hostoffloadAnalyzeToJson(MlirOperation module,
     if (verified || succeeded(verify(moduleOp)))
       report = hostoffload::analyzeHostOffload(
           moduleOp,
-          hostoffload::HostOffloadOptions{unwrap(entry).str(), strict});
+          hostoffload::HostOffloadOptions{unwrap(entry).str(), strict,
+                                          allowH2hCopy});
     errors = std::move(collector.errors);
   }
 
