@@ -5,6 +5,8 @@
 // tensor back to device memory right before the return ("device"). New ops
 // are spelled exactly as the module's producer spells them (JAX, or XLA's
 // HLO-to-StableHLO conversion), so that the fixed module reads like theirs.
+// The host strategy also declares in host memory each entry argument that
+// XLA rejects with HOE102.
 //
 //===----------------------------------------------------------------------===//
 
@@ -90,6 +92,51 @@ void declareInHostMemory(ModuleOp module, func::FuncOp entry,
       StringAttr::get(context,
                       llvm::join(spaces, names::kMemorySpaceSeparator)));
   module->setAttr(names::kFrontendAttrs, frontendAttrs.getDictionary(context));
+}
+
+/// Declares in pinned host memory every entry argument XLA would reject with
+/// HOE102 (a tensor moved to host is written into it), in the way the module
+/// declares its arguments; returns whether any changed.
+bool declareArgumentsInHostMemory(ModuleOp module, func::FuncOp entry,
+                                  const HostOffloadReport &report) {
+  MLIRContext *context = module.getContext();
+  NamedAttrList frontendAttrs(
+      module->getAttrOfType<DictionaryAttr>(names::kFrontendAttrs));
+  auto declaredSpaces = llvm::dyn_cast_or_null<StringAttr>(
+      frontendAttrs.get(names::kArgMemorySpaces));
+  llvm::SmallVector<llvm::StringRef> spaces;
+  if (declaredSpaces)
+    declaredSpaces.getValue().split(spaces, names::kMemorySpaceSeparator);
+  llvm::SmallVector<DictionaryAttr> argumentAttrs;
+  entry.getAllArgAttrs(argumentAttrs);
+  bool changedArgumentAttrs = false, changedSpaces = false;
+  for (const Finding &finding : report.findings) {
+    if (finding.code != FindingCode::ParameterNotInHostMemory ||
+        !finding.argumentIndex)
+      continue;
+    unsigned index = *finding.argumentIndex;
+    NamedAttrList attrs(argumentAttrs[index]);
+    if (!attrs.get(names::kMemoryKindAttr) && index < spaces.size()) {
+      spaces[index] = names::kPinnedHostSpace;
+      changedSpaces = true;
+      continue;
+    }
+    attrs.set(names::kMemoryKindAttr,
+              StringAttr::get(context, names::kPinnedHost));
+    argumentAttrs[index] = attrs.getDictionary(context);
+    changedArgumentAttrs = true;
+  }
+  if (changedArgumentAttrs)
+    entry.setAllArgAttrs(argumentAttrs);
+  if (changedSpaces) {
+    frontendAttrs.set(
+        names::kArgMemorySpaces,
+        StringAttr::get(context,
+                        llvm::join(spaces, names::kMemorySpaceSeparator)));
+    module->setAttr(names::kFrontendAttrs,
+                    frontendAttrs.getDictionary(context));
+  }
+  return changedArgumentAttrs || changedSpaces;
 }
 
 /// Moves returned tensors back to device memory with new custom calls. The
@@ -234,8 +281,21 @@ struct HostOffloadFixPass : impl::HostOffloadFixPassBase<HostOffloadFixPass> {
       markAllAnalysesPreserved();
   }
 
-  /// Returns whether anything changed.
+  /// Returns whether anything changed. An argument declared in host memory
+  /// (HOE102) can carry host memory to more outputs, so rounds repeat until
+  /// one finds nothing to fix; each only declares more in host memory, so
+  /// there are at most as many as arguments and outputs.
   FailureOr<bool> fixInHostMemory(ModuleOp module) {
+    for (bool changed = false;; changed = true) {
+      FailureOr<bool> round = fixInHostMemoryOnce(module);
+      if (failed(round))
+        return failure();
+      if (!*round)
+        return changed;
+    }
+  }
+
+  FailureOr<bool> fixInHostMemoryOnce(ModuleOp module) {
     FailureOr<HostOffloadReport> report =
         analyzeHostOffload(module, HostOffloadOptions{entry});
     if (failed(report))
@@ -264,7 +324,9 @@ struct HostOffloadFixPass : impl::HostOffloadFixPassBase<HostOffloadFixPass> {
       return failure();
     }
     declareInHostMemory(module, entryFunction, mismatches);
-    return !mismatches.empty();
+    bool declaredArguments =
+        declareArgumentsInHostMemory(module, entryFunction, *report);
+    return !mismatches.empty() || declaredArguments;
   }
 
   /// Returns whether anything changed. The analysis reports one tuple index

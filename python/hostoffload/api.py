@@ -17,7 +17,13 @@ from hostoffload.report import Report, Strategy
 Platform = Literal["tpu", "cuda"]
 
 
-def check(source: object, *, entry: str | None = None, strict: bool = False) -> Report:
+def check(
+    source: object,
+    *,
+    entry: str | None = None,
+    strict: bool = False,
+    allow_h2h_copy: bool = False,
+) -> Report:
     """Checks the host offloading of a module the way XLA's HostOffloader will.
 
     ``source`` is one of:
@@ -40,22 +46,29 @@ def check(source: object, *, entry: str | None = None, strict: bool = False) -> 
 
     ``entry`` names the entry function (default: ``@main``, else the only public function);
     ``strict`` reports device computation on host memory as error HOE101, as XLA does under
-    ``xla_disable_automatic_host_compute_offload``.
+    ``xla_disable_automatic_host_compute_offload``; ``allow_h2h_copy`` then lets a copy on
+    host memory through, as XLA's ``xla_allow_h2h_copy_when_automatic_host_compute_offload_
+    disabled`` does (the ``allow-h2h-copy`` option of ``host-offload-check``).
 
     Raises :class:`InputError` when the source cannot be read or parsed, is of another type,
     or has no (or an ambiguous) entry function.
     """
-    return check_named(source, None, entry=entry, strict=strict)
+    return check_named(source, None, entry=entry, strict=strict, allow_h2h_copy=allow_h2h_copy)
 
 
 def check_named(
-    source: object, name: str | None, *, entry: str | None = None, strict: bool = False
+    source: object,
+    name: str | None,
+    *,
+    entry: str | None = None,
+    strict: bool = False,
+    allow_h2h_copy: bool = False,
 ) -> Report:
     """:func:`check`, naming text ``source`` ``name`` in the report and in errors."""
     _require_entry(entry, name)
     with _source.resolve(source, name, copy=False) as module:
         # Just parsed and verified: a second verifier pass would cost as much as the analysis.
-        return _analyze(module, entry, strict)
+        return _analyze(module, entry, strict, allow_h2h_copy)
 
 
 def check_jax(
@@ -118,8 +131,14 @@ def fix_named(
                 "cannot hold that name (a '{' or '}' without its pair)"
             )
             raise InputError.unlocated(message, source=module.name) from None
+        # MLIR's verifier after the pass would reject a call inside a Shardy region; ours
+        # resolves it in the module.
+        pipeline.enable_verifier(False)
         with _errors.mlir_errors(module.name):
             pipeline.run(module.operation)
+        verified, errors = _hostoffload.verify(module.operation)
+        if not verified:
+            raise InputError(*_errors.parse_errors(errors), source=module.name)
         return _source.generic_form(module.operation)
 
 
@@ -135,8 +154,12 @@ def _require_entry(entry: str | None, name: str | None) -> None:
         raise InputError.unlocated(message, source=name) from None
 
 
-def _analyze(module: _source.Resolved, entry: str | None, strict: bool) -> Report:
-    _, text = _hostoffload.analyze(module.operation, entry or "", strict, module.verified)
+def _analyze(
+    module: _source.Resolved, entry: str | None, strict: bool, allow_h2h_copy: bool
+) -> Report:
+    _, text = _hostoffload.analyze(
+        module.operation, entry or "", strict, module.verified, allow_h2h_copy
+    )
     with _no_cyclic_gc():
         data = json.loads(text)
         if module.name is not None:

@@ -90,6 +90,12 @@ def _parser() -> argparse.ArgumentParser:
     check.add_argument(
         "--strict", action="store_true", help="device compute on host memory is error HOE101"
     )
+    check.add_argument(
+        "--allow-h2h-copy",
+        action="store_true",
+        help="with --strict, a copy on host memory is allowed (XLA's "
+        "xla_allow_h2h_copy_when_automatic_host_compute_offload_disabled)",
+    )
     _add_ignore(check)
     check.add_argument(
         "--warnings-as-errors",
@@ -179,7 +185,12 @@ def _check(args: argparse.Namespace) -> int:
     failures: list[InputError] = []
     for file in _expand_directories(args.files):
         try:
-            report = api.check_named(*_read(file), entry=args.entry, strict=args.strict)
+            report = api.check_named(
+                *_read(file),
+                entry=args.entry,
+                strict=args.strict,
+                allow_h2h_copy=args.allow_h2h_copy,
+            )
         except InputError as error:
             sys.stderr.write(f"{error}\n")
             failures.append(error)

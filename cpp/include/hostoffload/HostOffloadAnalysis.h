@@ -145,6 +145,9 @@ struct Finding {
   /// `path` leaves out.
   size_t omittedPathSteps = 0;
   llvm::SmallVector<Fix> fixes;
+
+  /// For HOE102: the entry argument XLA finds in device memory.
+  std::optional<unsigned> argumentIndex;
 };
 
 /// The result of analysing one module.
@@ -162,6 +165,9 @@ struct HostOffloadOptions {
   std::string entry;
   /// Report implicit host compute as an error.
   bool strict = false;
+  /// Under `strict`, allow a copy on host memory, as XLA does with
+  /// xla_allow_h2h_copy_when_automatic_host_compute_offload_disabled.
+  bool allowH2hCopy = false;
 };
 
 /// Analyses `module`. Fails, after emitting a located error, only when the

@@ -22,6 +22,10 @@ def HostOffloadCheckPass : Pass<"host-offload-check", "::mlir::ModuleOp"> {
     Option<"strict", "strict", "bool", /*default=*/"false",
            "Report device computation on host memory as an error, as XLA does "
            "under xla_disable_automatic_host_compute_offload">,
+    Option<"allowH2hCopy", "allow-h2h-copy", "bool", /*default=*/"false",
+           "Under strict=true, allow a copy on host memory (mhlo.copy), as XLA "
+           "does under "
+           "xla_allow_h2h_copy_when_automatic_host_compute_offload_disabled">,
   ];
 }
 

@@ -242,29 +242,45 @@ void FindingBuilder::addFixes(Finding &finding,
 
 void FindingBuilder::reportHostCompute() {
   FindingCode code = FindingCode::ImplicitHostCompute;
-  const FindingCodeInfo &info = getFindingCodeInfo(code, strict);
   for (auto &[startIndex, ops] : walk.getHostComputeOps()) {
     const TraceStart &start = report.starts[startIndex];
-    Operation *first = ops.shown.front();
+    // Strict mode refuses host compute; XLA's h2h relaxation lets copies
+    // through, so a start whose host compute is all copies passes.
+    bool refused = strict && !(allowH2hCopy && !ops.firstNonCopy);
+    const FindingCodeInfo &info = getFindingCodeInfo(code, refused);
+    Operation *first =
+        refused && allowH2hCopy ? ops.firstNonCopy : ops.shown.front();
+    std::string what = ("'" + first->getName().getStringRef() +
+                        "' computes on a tensor in host memory (moved to host "
+                        "starting from " +
+                        start.name + ")")
+                           .str();
+    // Under strict, XLA's own sentence comes first, as E1200's does.
     std::string message =
-        (info.name + ": '" + first->getName().getStringRef() +
-         "' computes on a tensor in host memory (moved to host starting "
-         "from " +
-         start.name +
-         "); XLA runs it as host compute and keeps its results in host "
-         "memory")
-            .str();
+        refused
+            ? (info.name + ": Automatic host compute offloading is disabled; " +
+               what + ", which XLA would run as host compute")
+                  .str()
+            : (info.name + ": " + what +
+               "; XLA runs it as host compute and keeps its results in "
+               "host memory")
+                  .str();
     Finding finding{code, info.severity, first->getLoc(), std::move(message)};
-    for (Operation *op : llvm::ArrayRef(ops.shown).drop_front())
+    size_t shownCount = 1;
+    for (Operation *op : ops.shown) {
+      if (op == first)
+        continue;
+      ++shownCount;
       finding.notes.push_back(
           {op->getLoc(), ("'" + op->getName().getStringRef() +
                           "' computes on host memory from the same start")
                              .str()});
-    if (ops.count > ops.shown.size())
+    }
+    if (ops.count > shownCount)
       finding.notes.push_back(
-          {first->getLoc(),
-           "and " + std::to_string(ops.count - ops.shown.size()) +
-               " more ops compute on host memory from " + start.name});
+          {first->getLoc(), "and " + std::to_string(ops.count - shownCount) +
+                                " more ops compute on host memory from " +
+                                start.name});
     // Errors come first in the report.
     if (info.severity == Severity::Error)
       report.findings.push_back(std::move(finding));

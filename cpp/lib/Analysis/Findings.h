@@ -27,13 +27,14 @@ namespace hostoffload {
 
 class FindingBuilder {
 public:
-  FindingBuilder(mlir::func::FuncOp entry, bool strict,
+  FindingBuilder(mlir::func::FuncOp entry, const HostOffloadOptions &options,
                  HostOffloadReport &report, const Walk &walk,
                  const OpRules &rules,
                  const std::vector<DeclaredMemoryKind> &resultKinds,
                  WarningList &warnings)
-      : entry(entry), strict(strict), report(report), walk(walk), rules(rules),
-        resultKinds(resultKinds), warnings(warnings),
+      : entry(entry), strict(options.strict),
+        allowH2hCopy(options.allowH2hCopy), report(report), walk(walk),
+        rules(rules), resultKinds(resultKinds), warnings(warnings),
         paths(walk, report.starts) {}
 
   /// Adds an E1200 error to the report for each output in host memory that
@@ -58,6 +59,7 @@ private:
 
   mlir::func::FuncOp entry;
   bool strict;
+  bool allowH2hCopy;
   HostOffloadReport &report;
   const Walk &walk;
   const OpRules &rules;

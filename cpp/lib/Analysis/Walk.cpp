@@ -2,6 +2,8 @@
 
 #include "Walk.h"
 
+#include "hostoffload/Names.h"
+
 #include "llvm/ADT/STLExtras.h"
 
 using namespace mlir;
@@ -234,10 +236,20 @@ void Walk::propagateThroughHostCompute(unsigned id, Operation *op,
   recordHostCompute(op, id, firstResult);
 }
 
+static bool isCopy(Operation *op) {
+  return op && op->getName().getStringRef() == names::kMhloCopyOp;
+}
+
 void Walk::recordHostCompute(Operation *op, unsigned id,
                              std::optional<unsigned> firstResult) {
-  if (nodes[id].step == StepKind::HostCompute)
+  if (nodes[id].step == StepKind::HostCompute) {
+    // Not reported again, but XLA's h2h relaxation of strict mode lets only
+    // copies through: an op computing on a copy's result is refused there.
+    HostComputeOps &group = hostComputeByStart[factsOf(id).starts.front()];
+    if (isCopy(nodes[id].via) && !isCopy(op) && !group.firstNonCopy)
+      group.firstNonCopy = op;
     return;
+  }
   if (firstResult) {
     if (nodes[*firstResult].reportedHostCompute)
       return;
@@ -249,6 +261,8 @@ void Walk::recordHostCompute(Operation *op, unsigned id,
   if (group.shown.size() <= kHostComputeOpsShown)
     group.shown.push_back(op);
   ++group.count;
+  if (!group.firstNonCopy && !isCopy(op))
+    group.firstNonCopy = op;
 }
 
 //===----------------------------------------------------------------------===//

@@ -49,6 +49,9 @@ inline constexpr size_t kHostComputeOpsShown = 4;
 struct HostComputeOps {
   llvm::SmallVector<mlir::Operation *, kHostComputeOpsShown + 1> shown;
   size_t count = 0;
+  /// The first op that is not a copy (`mhlo.copy`, XLA's kCopy), which
+  /// XLA's h2h relaxation of strict mode does not allow; null if none.
+  mlir::Operation *firstNonCopy = nullptr;
 };
 
 class Walk {

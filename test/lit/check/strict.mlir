@@ -4,11 +4,11 @@
 
 // Under `strict`, device computation on host memory is an error, as in XLA
 // with xla_disable_automatic_host_compute_offload.
-// CHECK: error: HOE101: 'stablehlo.tanh' computes on a tensor in host memory
+// CHECK: error: HOE101: Automatic host compute offloading is disabled; 'stablehlo.tanh' computes on a tensor in host memory
 // LENIENT: warning: HOW101: 'stablehlo.tanh' computes on a tensor in host memory
 "func.func"() <{arg_attrs = [{mhlo.memory_kind = "pinned_host"}], function_type = (tensor<8xf32>) -> tensor<8xf32>, res_attrs = [{mhlo.memory_kind = "pinned_host"}], sym_name = "main"}> ({
 ^bb0(%arg0: tensor<8xf32>):
-  // expected-error @below {{HOE101: 'stablehlo.tanh' computes on a tensor in host memory (moved to host starting from argument #0); XLA runs it as host compute and keeps its results in host memory}}
+  // expected-error @below {{HOE101: Automatic host compute offloading is disabled; 'stablehlo.tanh' computes on a tensor in host memory (moved to host starting from argument #0), which XLA would run as host compute}}
   %0 = "stablehlo.tanh"(%arg0) : (tensor<8xf32>) -> tensor<8xf32>
   "func.return"(%0) : (tensor<8xf32>) -> ()
 }) : () -> ()

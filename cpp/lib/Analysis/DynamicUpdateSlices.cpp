@@ -1,0 +1,404 @@
+//===- DynamicUpdateSlices.cpp - XLA's rules for writes into buffers ------===//
+//
+// XLA source: HostOffloader::HandleDynamicUpdateSlices and
+// CreateAllocateBufferForDynamicUpdateSlice (xla/hlo/transforms/
+// host_offloader.cc), GetPredecessors and IsValidDuringPureMemoryOffload
+// (xla/service/host_offload_utils.cc), as XLA:TPU's libtpu 0.0.42.1 runs
+// them (docs/semantics.md, section 11).
+//
+//===----------------------------------------------------------------------===//
+
+#include "DynamicUpdateSlices.h"
+
+#include "MemoryKinds.h"
+#include "Warnings.h"
+
+#include "hostoffload/Names.h"
+
+#include "mlir/IR/SymbolTable.h"
+#include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/StringExtras.h"
+
+#include <map>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+using namespace mlir;
+
+namespace hostoffload {
+
+namespace {
+
+/// `name` in single quotes, as JAX argument names are written in messages.
+std::string quotedName(const std::string &name) { return "'" + name + "'"; }
+
+bool isOp(Operation *op, llvm::StringRef name) {
+  return op && op->getName().getStringRef() == name;
+}
+
+/// A value the trace up from a write reaches, at a tuple index path, and the
+/// op it was reached from.
+struct UpStep {
+  Value value;
+  llvm::SmallVector<int64_t, 2> path;
+  Operation *user;
+  int previous;
+};
+
+/// Where the trace up from a write ends: at an entry argument XLA does not
+/// find in host memory (`step` reached it), or nowhere XLA objects to.
+struct UpTrace {
+  std::vector<UpStep> steps;
+  std::optional<unsigned> failingStep;
+};
+
+class DynamicUpdateSliceRules {
+public:
+  DynamicUpdateSliceRules(ModuleOp module, func::FuncOp entry,
+                          const HostOffloadOptions &options, const Walk &walk,
+                          const OpRules &rules, HostOffloadReport &report)
+      : module(module), entry(entry), options(options), walk(walk),
+        rules(rules), report(report), symbolTable(module),
+        argumentKinds(readMemoryKinds(entry.getArgAttrsAttr(),
+                                      entry.getNumArguments(), module,
+                                      names::kArgMemorySpaces)) {}
+
+  void run();
+
+private:
+  Operation *annotationBehind(Value value) const;
+  bool isHostForXla(Value value) const;
+  UpTrace traceUp(Operation *write);
+  void callSitesOf(func::FuncOp function,
+                   llvm::SmallVectorImpl<Operation *> &calls);
+  std::string xlaParameterName(unsigned index);
+  std::string describeArgument(unsigned index);
+  std::string describeStep(Operation *op) const;
+  void reportParameter(Operation *write, const UpTrace &trace);
+  void reportHostCompute(Operation *write);
+
+  ModuleOp module;
+  func::FuncOp entry;
+  const HostOffloadOptions &options;
+  const Walk &walk;
+  const OpRules &rules;
+  HostOffloadReport &report;
+  SymbolTable symbolTable;
+  std::vector<DeclaredMemoryKind> argumentKinds;
+  /// The call sites of each function, collected when first needed.
+  std::optional<llvm::DenseMap<StringAttr, llvm::SmallVector<Operation *, 1>>>
+      callers;
+  /// The HOE102 finding of each (argument, shape index), by report index.
+  std::map<std::pair<unsigned, std::vector<int64_t>>, size_t> parameterFindings;
+};
+
+/// The move to host XLA finds behind `value` when it looks for the start of
+/// an offload (GetStartingInstructions: through bitcasts, reshapes that are
+/// bitcasts, and copies); null if there is none.
+Operation *DynamicUpdateSliceRules::annotationBehind(Value value) const {
+  for (Operation *op = value.getDefiningOp(); op;
+       op = op->getNumOperands() == 1 ? op->getOperand(0).getDefiningOp()
+                                      : nullptr) {
+    if (rules.isCustomCall(op)) {
+      CustomCallKind kind = classifyCustomCall(op).kind;
+      if (kind == CustomCallKind::MoveToHost)
+        return op;
+      if (kind != CustomCallKind::Sharding)
+        return nullptr;
+      continue;
+    }
+    if (isOp(op, names::kMhloCopyOp))
+      continue;
+    if (rules.classifyUse(op, 0).kind != UseKind::Bitcast)
+      return nullptr;
+  }
+  return nullptr;
+}
+
+/// Whether XLA has put `value` in host memory by the time it looks at the
+/// writes: a move to host it starts an offload from is gone by then, and
+/// what it moved is where it was.
+bool DynamicUpdateSliceRules::isHostForXla(Value value) const {
+  if (Operation *annotation = annotationBehind(value))
+    return walk.findHostNode(annotation->getOperand(0)).has_value();
+  return walk.findHostNode(value).has_value();
+}
+
+void DynamicUpdateSliceRules::callSitesOf(
+    func::FuncOp function, llvm::SmallVectorImpl<Operation *> &calls) {
+  if (!callers) {
+    callers.emplace();
+    module.walk([&](Operation *op) {
+      if (rules.isCall(op))
+        if (FlatSymbolRefAttr callee = getCallee(op))
+          (*callers)[callee.getAttr()].push_back(op);
+    });
+  }
+  llvm::append_range(calls, callers->lookup(function.getSymNameAttr()));
+}
+
+/// XLA's walk up from a write into a buffer (the write's operand 0), breadth
+/// first, as CreateAllocateBufferForDynamicUpdateSlice takes it: through
+/// writes, tuples, loops, calls and ops that only move data, to where the
+/// buffer is made. A broadcast (XLA allocates it in host memory) ends one
+/// way; an entry argument in host memory, or an op that is none of these,
+/// ends them all without an error; an entry argument in device memory is the
+/// error.
+UpTrace DynamicUpdateSliceRules::traceUp(Operation *write) {
+  UpTrace trace;
+  std::vector<UpStep> &steps = trace.steps;
+  steps.push_back({write->getOperand(0), {}, write, -1});
+  auto push = [&](Value value, llvm::ArrayRef<int64_t> path, Operation *user,
+                  unsigned from) {
+    steps.push_back({value, llvm::SmallVector<int64_t, 2>(path), user,
+                     static_cast<int>(from)});
+  };
+  for (unsigned current = 0; current < steps.size(); ++current) {
+    // Copied: `push` may move the steps.
+    Value value = steps[current].value;
+    llvm::SmallVector<int64_t, 2> path = steps[current].path;
+    Operation *user = steps[current].user;
+    if (auto argument = llvm::dyn_cast<BlockArgument>(value)) {
+      Operation *owner = argument.getOwner()->getParentOp();
+      unsigned number = argument.getArgNumber();
+      if (owner == entry.getOperation()) {
+        if (argumentKinds[number].kind != names::kPinnedHost)
+          trace.failingStep = current;
+        return trace;
+      }
+      if (isOp(owner, names::kWhileOp) ||
+          isOp(owner, names::kManualComputationOp) ||
+          isOp(owner, names::kNamedComputationOp)) {
+        if (number < owner->getNumOperands())
+          push(owner->getOperand(number), path, owner, current);
+        continue;
+      }
+      if (auto function = llvm::dyn_cast<func::FuncOp>(owner)) {
+        llvm::SmallVector<Operation *> calls;
+        callSitesOf(function, calls);
+        for (Operation *call : calls)
+          if (number < call->getNumOperands())
+            push(call->getOperand(number), path, call, current);
+        continue;
+      }
+      return trace;
+    }
+    Operation *op = value.getDefiningOp();
+    unsigned result = llvm::cast<OpResult>(value).getResultNumber();
+    llvm::StringRef name = op->getName().getStringRef();
+    if (name == names::kDynamicUpdateSliceOp) {
+      push(op->getOperand(0), path, op, current);
+    } else if (name == names::kBroadcastInDimOp) {
+      // XLA replaces the broadcast with a buffer in host memory.
+    } else if (name == names::kGetTupleElementOp) {
+      std::optional<int64_t> index = getTupleIndex(op);
+      if (!index)
+        return trace;
+      llvm::SmallVector<int64_t, 2> outer{*index};
+      llvm::append_range(outer, path);
+      push(op->getOperand(0), outer, op, current);
+    } else if (name == names::kTupleOp) {
+      if (path.empty() || path.front() < 0 ||
+          path.front() >= static_cast<int64_t>(op->getNumOperands()))
+        return trace;
+      push(op->getOperand(path.front()), llvm::ArrayRef(path).drop_front(), op,
+           current);
+    } else if (name == names::kWhileOp) {
+      Region &body = op->getRegion(1);
+      if (body.empty() || result >= body.front().back().getNumOperands())
+        return trace;
+      push(body.front().back().getOperand(result), path, op, current);
+    } else if (name == names::kOptimizationBarrierOp) {
+      push(op->getOperand(result), path, op, current);
+    } else if (name == names::kManualComputationOp ||
+               name == names::kNamedComputationOp) {
+      Region &body = op->getRegion(0);
+      if (body.empty() || result >= body.front().back().getNumOperands())
+        return trace;
+      push(body.front().back().getOperand(result), path, op, current);
+    } else if (rules.isCall(op)) {
+      FlatSymbolRefAttr callee = getCallee(op);
+      auto function = callee
+                          ? symbolTable.lookup<func::FuncOp>(callee.getValue())
+                          : nullptr;
+      if (!function)
+        return trace;
+      for (Block &block : function.getFunctionBody())
+        if (!block.empty() && rules.isFuncReturn(&block.back()) &&
+            result < block.back().getNumOperands())
+          push(block.back().getOperand(result), path, op, current);
+    } else if (rules.isCustomCall(op)) {
+      // A move to host that starts an offload at anything but a write gets
+      // a copy to host in front of what it feeds (InsertCopyBetween), and
+      // a copy ends the walk up; one that feeds a write directly is removed.
+      bool movesToHost =
+          classifyCustomCall(op).kind == CustomCallKind::MoveToHost;
+      if (op->getNumOperands() != 1 ||
+          (movesToHost && !isOp(user, names::kDynamicUpdateSliceOp)))
+        return trace;
+      push(op->getOperand(0), path, op, current);
+    } else if (rules.classifyUse(op, 0).kind == UseKind::Bitcast &&
+               name != names::kBroadcastInDimOp) {
+      push(op->getOperand(0), path, op, current);
+    } else {
+      return trace;
+    }
+  }
+  return trace;
+}
+
+std::string DynamicUpdateSliceRules::xlaParameterName(unsigned index) {
+  if (auto hloEntry =
+          module->getAttrOfType<DictionaryAttr>(names::kHloEntryAttr))
+    if (auto arguments =
+            llvm::dyn_cast_or_null<ArrayAttr>(hloEntry.get("arguments")))
+      if (index < arguments.size())
+        if (auto name = llvm::dyn_cast<StringAttr>(arguments[index]);
+            name && !name.getValue().empty())
+          return name.getValue().str();
+  if (auto nameLoc = llvm::dyn_cast<NameLoc>(entry.getArgument(index).getLoc()))
+    return nameLoc.getName().str();
+  return "argument #" + std::to_string(index);
+}
+
+std::string DynamicUpdateSliceRules::describeArgument(unsigned index) {
+  if (auto nameLoc = llvm::dyn_cast<NameLoc>(entry.getArgument(index).getLoc()))
+    return "argument '" + nameLoc.getName().str() + "'";
+  return "argument #" + std::to_string(index);
+}
+
+std::string DynamicUpdateSliceRules::describeStep(Operation *op) const {
+  if (rules.isCustomCall(op))
+    if (StringAttr target = getStringAttr(op, names::kCallTargetNameAttr))
+      return ("stablehlo.custom_call @" + target.getValue()).str();
+  if (FlatSymbolRefAttr callee = getCallee(op))
+    return ("call @" + callee.getValue()).str();
+  return op->getName().getStringRef().str();
+}
+
+void DynamicUpdateSliceRules::reportParameter(Operation *write,
+                                              const UpTrace &trace) {
+  const UpStep &failing = trace.steps[*trace.failingStep];
+  unsigned index = llvm::cast<BlockArgument>(failing.value).getArgNumber();
+  std::vector<int64_t> path(failing.path.begin(), failing.path.end());
+  auto [known, inserted] =
+      parameterFindings.try_emplace({index, path}, report.findings.size());
+  if (!inserted) {
+    report.findings[known->second].notes.push_back(
+        {write->getLoc(), "'" + write->getName().getStringRef().str() +
+                              "' writes host memory into the same buffer"});
+    return;
+  }
+  const DeclaredMemoryKind &declared = argumentKinds[index];
+  std::string shapeIndex =
+      "{" +
+      llvm::join(
+          llvm::map_range(path, [](int64_t i) { return std::to_string(i); }),
+          ",") +
+      "}";
+  std::string argument = describeArgument(index);
+  std::string declaration =
+      declared.kind.empty()
+          ? "has no mhlo.memory_kind, so it is in device memory"
+          : "is declared " + declared.describe();
+  FindingCode code = FindingCode::ParameterNotInHostMemory;
+  Finding finding{code, getFindingCodeInfo(code, options.strict).severity,
+                  write->getLoc(), ""};
+  finding.argumentIndex = index;
+  finding.message =
+      (getFindingCodeInfo(code, options.strict).name +
+       ": Entry computation parameter \"" + xlaParameterName(index) +
+       "\" (shape index " + shapeIndex + ") is not in host memory space; " +
+       argument + " " + declaration + ", and '" +
+       write->getName().getStringRef() +
+       "' writes a tensor moved to host into it: XLA keeps the buffer of "
+       "such a write in host memory back to where the buffer is made")
+          .str();
+  for (auto [number, what] :
+       {std::pair<unsigned, llvm::StringRef>{0, "buffer"}, {1, "update"}})
+    if (Operation *annotation = annotationBehind(write->getOperand(number)))
+      finding.notes.push_back(
+          {annotation->getLoc(), ("moved to host here: the " + what +
+                                  " (operand " + llvm::Twine(number) + ")")
+                                     .str()});
+  std::string steps = argument;
+  for (int step = *trace.failingStep; step >= 0;
+       step = trace.steps[step].previous)
+    steps += " -> " + describeStep(trace.steps[step].user);
+  finding.notes.push_back({write->getLoc(), "path: " + steps});
+  auto nameLoc = llvm::dyn_cast<NameLoc>(entry.getArgument(index).getLoc());
+  std::string jaxArgument = nameLoc ? quotedName(nameLoc.getName().str())
+                                    : "argument #" + std::to_string(index);
+  std::string moduleChange =
+      declared.fromModuleSpaces
+          ? "set memory space 5 for argument " + std::to_string(index) +
+                " in " + declared.describeSource()
+          : "set mhlo.memory_kind = \"pinned_host\" on argument " +
+                std::to_string(index) + " of @" + entry.getSymName().str();
+  finding.notes.push_back(
+      {write->getLoc(),
+       "fix (declare the buffer in host memory): " + moduleChange +
+           "; in JAX: in_shardings=...with_memory_kind(\"pinned_host\") for " +
+           jaxArgument +
+           ", or jax.device_put it to pinned_host before the "
+           "call"});
+  finding.notes.push_back(
+      {write->getLoc(),
+       "fix (or write into a buffer made in the program): start from "
+       "jnp.zeros(...) instead of " +
+           jaxArgument + ", which XLA then allocates in host memory"});
+  report.findings.push_back(std::move(finding));
+}
+
+void DynamicUpdateSliceRules::reportHostCompute(Operation *write) {
+  FindingCode code = FindingCode::ImplicitHostCompute;
+  const FindingCodeInfo &info = getFindingCodeInfo(code, /*strict=*/true);
+  std::string message =
+      (info.name + ": Automatic host compute offloading is disabled; '" +
+       write->getName().getStringRef() +
+       "' writes a tensor in host memory (its update), which XLA can only "
+       "run as host compute")
+          .str();
+  report.findings.push_back(
+      Finding{code, info.severity, write->getLoc(), std::move(message)});
+}
+
+void DynamicUpdateSliceRules::run() {
+  llvm::SmallVector<Operation *> writes;
+  module.walk([&](Operation *op) {
+    if (isOp(op, names::kDynamicUpdateSliceOp) && op->getNumOperands() >= 2 &&
+        op->getNumResults() == 1)
+      writes.push_back(op);
+  });
+  for (Operation *write : writes) {
+    bool annotated = annotationBehind(write->getOperand(0)) ||
+                     annotationBehind(write->getOperand(1));
+    // XLA looks only at the writes its walks reached (or started from).
+    if (!annotated && !walk.findHostNode(write->getResult(0)))
+      continue;
+    if (isHostForXla(write->getOperand(1))) {
+      if (options.strict)
+        reportHostCompute(write);
+      continue;
+    }
+    if (!annotated && !isHostForXla(write->getOperand(0)))
+      continue;
+    UpTrace trace = traceUp(write);
+    if (trace.failingStep)
+      reportParameter(write, trace);
+  }
+}
+
+} // namespace
+
+void reportDynamicUpdateSlices(ModuleOp module, func::FuncOp entry,
+                               const HostOffloadOptions &options,
+                               const Walk &walk, const OpRules &rules,
+                               HostOffloadReport &report) {
+  DynamicUpdateSliceRules(module, entry, options, walk, rules, report).run();
+}
+
+} // namespace hostoffload
