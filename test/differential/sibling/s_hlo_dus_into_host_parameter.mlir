@@ -1,0 +1,21 @@
+#loc1 = loc("buf")
+#loc2 = loc("row")
+"builtin.module"() <{sym_name = "dus_into_parameter"}> ({
+  "func.func"() <{function_type = (tensor<8x128xf32>, tensor<1x128xf32>) -> tensor<8x128xf32>, sym_name = "main"}> ({
+  ^bb0(%arg0: tensor<8x128xf32> loc("buf"), %arg1: tensor<1x128xf32> loc("row")):
+    %0 = "stablehlo.custom_call"(%arg1) <{api_version = 1 : i32, backend_config = "", call_target_name = "MoveToHost", has_side_effect = false, output_operand_aliases = []}> : (tensor<1x128xf32>) -> tensor<1x128xf32> loc(#loc9)
+    %1 = "stablehlo.constant"() <{value = dense<0> : tensor<i32>}> : () -> tensor<i32> loc(#loc10)
+    %2 = "stablehlo.dynamic_update_slice"(%arg0, %0, %1, %1) : (tensor<8x128xf32>, tensor<1x128xf32>, tensor<i32>, tensor<i32>) -> tensor<8x128xf32> loc(#loc11)
+    "func.return"(%2) : (tensor<8x128xf32>) -> () loc(#loc)
+  }) : () -> () loc(#loc)
+}) {hostoffload.hlo_entry = {arguments = ["buf", "row"], root = "dus"}, mhlo.cross_program_prefetches = [], mhlo.frontend_attributes = {arg_memory_spaces = "5;0", out_memory_spaces = "5"}, mhlo.input_output_alias = [], mhlo.is_dynamic = false, mhlo.use_auto_spmd_partitioning = false, mhlo.xla_entry_computation_parameter_layouts = [dense<[1, 0]> : tensor<2xindex>, dense<[1, 0]> : tensor<2xindex>], mhlo.xla_entry_computation_parameter_tiles = [[], []], mhlo.xla_entry_computation_result_layout = [dense<[1, 0]> : tensor<2xindex>], mhlo.xla_entry_computation_result_tiles = [[]]} : () -> () loc(#loc)
+#loc = loc(unknown)
+#loc3 = loc("offloaded")
+#loc4 = loc("s_hlo_dus_into_host_parameter.hlo":6:0)
+#loc5 = loc("zero")
+#loc6 = loc("s_hlo_dus_into_host_parameter.hlo":7:0)
+#loc7 = loc("dus")
+#loc8 = loc("s_hlo_dus_into_host_parameter.hlo":8:0)
+#loc9 = loc(fused[#loc3, #loc4])
+#loc10 = loc(fused[#loc5, #loc6])
+#loc11 = loc(fused[#loc7, #loc8])

@@ -1,0 +1,86 @@
+"""The checker against XLA:TPU's verdicts on the other compile errors of the host offloader.
+
+``tools/differential/catalogue_sibling.py`` (opt-in, needs libtpu) compiled each program of
+its catalogue with XLA:TPU, with the XLA flags the program names, and recorded in
+``test/differential/sibling/verdicts.json`` XLA's status: ``ok``, ``e1200``,
+``parameter_not_host`` (``Entry computation parameter "<name>" ... is not in host memory
+space.``, with every parameter XLA names once the ones before are declared in host memory) or
+``host_compute_disabled`` (``Automatic host compute offloading is disabled.``). Here the
+installed checker, run with the options that mirror those flags, must give the same status and,
+for ``parameter_not_host``, the same set of parameters (docs/differential.md).
+"""
+
+import json
+import re
+from pathlib import Path
+from typing import Any
+
+import pytest
+from conftest import REPO_ROOT
+
+import hostoffload
+
+SIBLING_DIR = REPO_ROOT / "test" / "differential" / "sibling"
+VERDICTS = json.loads((SIBLING_DIR / "verdicts.json").read_text())
+MODULES: dict[str, Any] = VERDICTS["modules"]
+STRICT_FLAG = "xla_disable_automatic_host_compute_offload"
+H2H_FLAG = "xla_allow_h2h_copy_when_automatic_host_compute_offload_disabled"
+PARAMETER = re.compile(r'^HOE102: Entry computation parameter "([^"]+)" \(shape index')
+# XLA names a parameter after the value it came from, with a number: `buf.1`.
+XLA_NUMBER = re.compile(r"\.\d+$")
+# What XLA raises while it follows host memory, before it looks at the writes into buffers.
+WALK_CODES = {"E1200": "e1200", "HOE101": "host_compute_disabled"}
+WRITE_CODES = {"HOE102": "parameter_not_host", "HOE101": "host_compute_disabled"}
+# HOE101 of a write into a buffer (XLA's HandleDynamicUpdateSlices), not of the walk.
+WRITE_HOST_COMPUTE = "writes a tensor in host memory (its update)"
+
+
+def checked(name: str) -> hostoffload.Report:
+    flags = MODULES[name]["xla_flags"]
+    return hostoffload.check(
+        Path(SIBLING_DIR / f"{name}.mlir"),
+        strict=bool(flags.get(STRICT_FLAG)),
+        allow_h2h_copy=bool(flags.get(H2H_FLAG)),
+    )
+
+
+def possible_statuses(report: hostoffload.Report) -> set[str]:
+    """XLA's status if it raises the first of our errors: the walk's errors come first."""
+    walk = {
+        WALK_CODES[f.code]
+        for f in report.errors
+        if f.code in WALK_CODES and WRITE_HOST_COMPUTE not in f.message
+    }
+    if walk:
+        return walk
+    writes = {WRITE_CODES[f.code] for f in report.errors if f.code in WRITE_CODES}
+    return writes or {"ok"}
+
+
+def test_recorded_data_is_complete() -> None:
+    generated = VERDICTS["generated"]
+    for key in ("jax", "jaxlib", "libtpu", "platform_version", "topology", "date"):
+        assert generated.get(key), key
+    on_disk = {path.stem for path in SIBLING_DIR.glob("*.mlir")}
+    assert on_disk == set(MODULES)
+    assert len(MODULES) >= 12
+    statuses = {entry["xla"]["status"] for entry in MODULES.values()}
+    assert {"ok", "parameter_not_host", "host_compute_disabled"} <= statuses
+
+
+@pytest.mark.parametrize("name", sorted(MODULES))
+def test_status_is_xlas(name: str) -> None:
+    report = checked(name)
+    assert MODULES[name]["xla"]["status"] in possible_statuses(report), [
+        f.message for f in report.errors
+    ]
+
+
+@pytest.mark.parametrize(
+    "name", sorted(n for n, e in MODULES.items() if e["xla"]["status"] == "parameter_not_host")
+)
+def test_parameters_are_xlas(name: str) -> None:
+    xla = MODULES[name]["xla"]
+    assert xla["after_declaring_them_host"] in ("ok", "host_compute_disabled")
+    ours = [m[1] for f in checked(name).errors if (m := PARAMETER.match(f.message))]
+    assert sorted(ours) == sorted(XLA_NUMBER.sub("", p) for p in xla["parameters"])
