@@ -64,6 +64,17 @@ NB_MODULE(_hostoffload, m) {
       "`name` (bytes, a file name) in the locations the parser makes; returns "
       "(module, \"\"), or (None, the errors as JSON text).");
   m.def(
+      "verify",
+      [](MlirOperation op) {
+        std::string json;
+        MlirLogicalResult result = hostoffloadVerify(op, appendToString, &json);
+        return std::make_pair(mlirLogicalResultIsSuccess(result), json);
+      },
+      nb::arg("op"),
+      "Verifies an op as MLIR's verifier does, resolving a module's calls in "
+      "the module even inside Shardy regions; returns (succeeded, \"\") or "
+      "(False, the errors as JSON text).");
+  m.def(
       "finding_codes",
       [] {
         std::vector<std::tuple<std::string, std::string, std::string,

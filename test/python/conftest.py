@@ -40,48 +40,9 @@ def xla_e1200_outputs(name: str) -> list[int] | None:
     return None if outputs is None else list(outputs)
 
 
-# A func.call in a shard_map body does not load (docs/differential.md, "Known misses").
-CALL_IN_SHARD_MAP = (
-    "a func.call in a shard_map body (a nested jit, compute_on) does not load: MLIR's symbol "
-    "lookup stops at the unregistered sdy.manual_computation"
-)
 # Recorded modules on which our checker does not give XLA's verdict, with the reason:
 # test_differential.py runs each as a strict xfail; the other tests leave them out.
-KNOWN_DISAGREEMENTS: dict[str, str] = dict.fromkeys(
-    [
-        "m2_shard_map_compute_on",
-        "m2_shard_map_compute_on_host_out",
-        "m2_shard_map_compute_on_host_out__jax_out0_device",
-        "m2_shard_map_compute_on_host_out__out0_device",
-        "m2_shard_map_compute_on_host_out__out0_unpinned_host",
-        "m2_shard_map_nested_jit",
-        "m2_shard_map_nested_jit_host_arg",
-        "m2_shard_map_nested_jit_host_arg__jax_out0_device",
-        "m2_shard_map_nested_jit_host_arg__out0_device",
-        "m2_shard_map_nested_jit_host_arg__out0_unpinned_host",
-        "m2_shard_map_nested_jit_offload",
-        "m2_shard_map_nested_jit_offload__jax_out0_device",
-        "m2_shard_map_nested_jit_offload__out0_device",
-        "m2_shard_map_nested_jit_offload__out0_unpinned_host",
-        "m2_shard_map_nested_jit_offload_device_out",
-        "m4_shard_map_compute_on",
-        "m4_shard_map_compute_on_host_out",
-        "m4_shard_map_compute_on_host_out__jax_out0_device",
-        "m4_shard_map_compute_on_host_out__out0_device",
-        "m4_shard_map_compute_on_host_out__out0_unpinned_host",
-        "m4_shard_map_nested_jit",
-        "m4_shard_map_nested_jit_host_arg",
-        "m4_shard_map_nested_jit_host_arg__jax_out0_device",
-        "m4_shard_map_nested_jit_host_arg__out0_device",
-        "m4_shard_map_nested_jit_host_arg__out0_unpinned_host",
-        "m4_shard_map_nested_jit_offload",
-        "m4_shard_map_nested_jit_offload__jax_out0_device",
-        "m4_shard_map_nested_jit_offload__out0_device",
-        "m4_shard_map_nested_jit_offload__out0_unpinned_host",
-        "m4_shard_map_nested_jit_offload_device_out",
-    ],
-    CALL_IN_SHARD_MAP,
-)
+KNOWN_DISAGREEMENTS: dict[str, str] = {}
 # The catalogue's programs as JAX lowers them (no mutants, no fixes) that XLA gave a verdict on.
 ALL_PROGRAMS = sorted(
     name

@@ -325,7 +325,10 @@ def check(settings: Settings, text: str) -> dict[str, Any]:
         "e1200_outputs": sorted({int(i) for i in E1200_OUTPUT.findall(result.stderr)}),
         "warnings": sorted(set(WARNING_CODE.findall(result.stderr))),
         "exit_code": result.returncode,
-        "crashed": "Stack dump" in result.stderr or result.returncode not in (0, 1),
+        # Exit 2: offload-opt could not read the module (it gave no verdict); any other
+        # status but 0 and 1 is a crash.
+        "loaded": result.returncode in (0, 1),
+        "crashed": "Stack dump" in result.stderr or result.returncode not in (0, 1, 2),
     }
 
 
@@ -439,9 +442,13 @@ def verdict_of(settings: Settings, name: str, text: str, entry: dict[str, Any]) 
     entry["checker"] = check(settings, text)
     xla_outputs = entry["xla"]["e1200_outputs"]
     entry["agrees"] = (
-        None if xla_outputs is None else xla_outputs == entry["checker"]["e1200_outputs"]
+        None
+        if xla_outputs is None
+        else entry["checker"]["loaded"] and xla_outputs == entry["checker"]["e1200_outputs"]
     )
     mark = {True: "agree", False: "DISAGREE", None: "no verdict"}[entry["agrees"]]
+    if not entry["checker"]["loaded"]:
+        mark = "UNLOADABLE"
     say(
         settings,
         f"{name}: xla {entry['xla']['status']} {xla_outputs}, "
@@ -565,20 +572,38 @@ def run(settings: Settings, only: str | None, with_fix: bool, with_jit: bool) ->
 # --- output ------------------------------------------------------------------------------------
 
 
+def loaded(entry: dict[str, Any]) -> bool:
+    """Whether our checker read the module and gave a verdict. A record made before
+    "loaded" was recorded tells it by its exit code alone."""
+    checker = entry["checker"]
+    return bool(checker.get("loaded", checker["exit_code"] in (0, 1) and not checker["crashed"]))
+
+
+def outcome(entry: dict[str, Any]) -> str:
+    """What the run found on ``entry``: "agree", "disagree", "unloadable" (our checker could
+    not read the module: never an agreement, whatever XLA said) or "no_xla_verdict"."""
+    if not loaded(entry):
+        return "unloadable"
+    if entry["agrees"] is None:
+        return "no_xla_verdict"
+    return "agree" if entry["agrees"] else "disagree"
+
+
 def summary(modules: dict[str, dict[str, Any]]) -> dict[str, Any]:
     by_kind: dict[str, dict[str, int]] = {}
     for entry in modules.values():
-        counts = by_kind.setdefault(entry["kind"], {"modules": 0, "agree": 0, "disagree": 0})
+        counts = by_kind.setdefault(
+            entry["kind"], {"modules": 0, "agree": 0, "disagree": 0, "unloadable": 0}
+        )
         counts["modules"] += 1
-        if entry["agrees"] is True:
-            counts["agree"] += 1
-        elif entry["agrees"] is False:
-            counts["disagree"] += 1
+        if outcome(entry) in counts:
+            counts[outcome(entry)] += 1
     return {
         "modules": len(modules),
-        "agree": sum(1 for e in modules.values() if e["agrees"] is True),
-        "disagree": sorted(n for n, e in modules.items() if e["agrees"] is False),
-        "no_xla_verdict": sorted(n for n, e in modules.items() if e["agrees"] is None),
+        "agree": sum(1 for e in modules.values() if outcome(e) == "agree"),
+        "disagree": sorted(n for n, e in modules.items() if outcome(e) == "disagree"),
+        "unloadable": sorted(n for n, e in modules.items() if outcome(e) == "unloadable"),
+        "no_xla_verdict": sorted(n for n, e in modules.items() if outcome(e) == "no_xla_verdict"),
         "xla_e1200": sum(1 for e in modules.values() if e["xla"]["status"] == "e1200"),
         "xla_other_error": sorted(n for n, e in modules.items() if e["xla"]["status"] == "error"),
         "by_kind": by_kind,
@@ -619,7 +644,10 @@ def write(out: Path, result: dict[str, Any], only: str | None) -> dict[str, Any]
 def report(document: dict[str, Any]) -> None:
     summary_ = document["summary"]
     print()
-    print(f"modules: {summary_['modules']}, agree: {summary_['agree']}")
+    print(
+        f"modules: {summary_['modules']}, agree: {summary_['agree']}, "
+        f"unloadable: {len(summary_['unloadable'])}"
+    )
     for kind, counts in sorted(summary_["by_kind"].items()):
         print(f"  {kind}: {counts}")
     print(f"XLA raised E1200 on {summary_['xla_e1200']} modules")
@@ -627,6 +655,9 @@ def report(document: dict[str, Any]) -> None:
         print(f"XLA failed otherwise on {name}: {document['modules'][name]['xla']['message']!r}")
     for name in summary_["no_xla_verdict"]:
         print(f"no XLA verdict for {name}: {document['modules'][name]['xla']}")
+    for name in summary_["unloadable"]:
+        entry = document["modules"][name]
+        print(f"UNLOADABLE {name}: our checker exited {entry['checker']['exit_code']}")
     for name in summary_["disagree"]:
         entry = document["modules"][name]
         print(

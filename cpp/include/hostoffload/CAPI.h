@@ -45,6 +45,15 @@ MLIR_CAPI_EXPORTED MlirModule hostoffloadParseModule(
     MlirContext context, MlirStringRef text, MlirStringRef bufferName,
     MlirStringCallback callback, void *userData);
 
+/// Verifies `op` as MLIR's verifier does, except that a builtin.module's
+/// symbol uses are resolved in the module even inside ops of unregistered
+/// dialects (a func.call in a Shardy region; ModuleVerifier.h). On failure,
+/// calls `callback` once with a JSON object whose "errors" list is written as
+/// hostoffloadParseModule writes it; diagnostics are not sent to the context's
+/// handlers.
+MLIR_CAPI_EXPORTED MlirLogicalResult hostoffloadVerify(
+    MlirOperation op, MlirStringCallback callback, void *userData);
+
 /// One row of the table of finding codes (FindingCodes.def). The strings
 /// live as long as the program.
 typedef struct {

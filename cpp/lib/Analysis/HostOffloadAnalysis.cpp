@@ -11,6 +11,7 @@
 #include "hostoffload/HostOffloadAnalysis.h"
 
 #include "DynamicUpdateSlices.h"
+#include "CallCycles.h"
 #include "Findings.h"
 #include "OpRules.h"
 #include "Starts.h"
@@ -110,6 +111,7 @@ analyzeHostOffload(ModuleOp module, const HostOffloadOptions &options) {
                           starts.getResultKinds(), warnings);
   findings.reportOutputs();
   findings.reportHostCompute();
+  reportCallCycles(module, *entry, report.findings);
   warnings.moveTo(report.findings);
   reportDynamicUpdateSlices(module, *entry, options, walk, rules, report);
   return report;

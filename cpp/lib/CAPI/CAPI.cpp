@@ -3,12 +3,12 @@
 #include "hostoffload/CAPI.h"
 
 #include "hostoffload/HostOffloadAnalysis.h"
+#include "hostoffload/ModuleVerifier.h"
 #include "hostoffload/Passes.h"
 
 #include "mlir/CAPI/IR.h"
 #include "mlir/CAPI/Support.h"
 #include "mlir/IR/Diagnostics.h"
-#include "mlir/IR/Verifier.h"
 #include "mlir/Parser/Parser.h"
 #include "llvm/Support/JSON.h"
 #include "llvm/Support/raw_ostream.h"
@@ -237,7 +237,7 @@ MlirModule hostoffloadParseModule(MlirContext context, MlirStringRef text,
         unwrap(text), ParserConfig(unwrap(context), /*verifyAfterParse=*/false),
         unwrap(bufferName));
     parsed = static_cast<bool>(module);
-    if (parsed && failed(verify(*module)))
+    if (parsed && failed(hostoffload::verifyModule(*module)))
       module = nullptr;
     errors = std::move(collector.errors);
   }
@@ -252,6 +252,26 @@ MlirModule hostoffloadParseModule(MlirContext context, MlirStringRef text,
   });
   callback(wrap(llvm::StringRef(output)), userData);
   return MlirModule{nullptr};
+}
+
+MlirLogicalResult hostoffloadVerify(MlirOperation op,
+                                    MlirStringCallback callback,
+                                    void *userData) {
+  llvm::SmallVector<CapturedError> errors;
+  bool verified;
+  {
+    ErrorCollector collector(unwrap(op)->getContext());
+    verified = succeeded(hostoffload::verifyModule(unwrap(op)));
+    errors = std::move(collector.errors);
+  }
+  if (verified)
+    return wrap(success());
+  std::string output;
+  llvm::raw_string_ostream os(output);
+  llvm::json::OStream json(os);
+  json.object([&] { writeErrors(json, errors); });
+  callback(wrap(llvm::StringRef(output)), userData);
+  return wrap(failure());
 }
 
 MlirLogicalResult hostoffloadAnalyzeToJson(MlirOperation module,
@@ -277,7 +297,7 @@ MlirLogicalResult hostoffloadAnalyzeToJson(MlirOperation module,
     // A module object of Python may have changed since it was last verified,
     // and the analysis relies on the verifier (one attribute dictionary per
     // result, return operands matching the results, ...).
-    if (verified || succeeded(verify(moduleOp)))
+    if (verified || succeeded(hostoffload::verifyModule(moduleOp)))
       report = hostoffload::analyzeHostOffload(
           moduleOp,
           hostoffload::HostOffloadOptions{unwrap(entry).str(), strict,

@@ -2,19 +2,28 @@
 //
 // mlir-opt with the func dialect and the host-offload passes. StableHLO,
 // CHLO and Shardy are parsed as unregistered dialects, which is allowed by
-// default because JAX output always contains them.
+// default because JAX output always contains them. MLIR's verifier is off:
+// ours (ModuleVerifier.h) runs after parsing and after each pass instead,
+// because MLIR's rejects a func.call inside an unregistered Shardy op.
 //
 //===----------------------------------------------------------------------===//
 
+#include "hostoffload/ModuleVerifier.h"
 #include "hostoffload/Passes.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/DialectRegistry.h"
+#include "mlir/Pass/PassManager.h"
+#include "mlir/Pass/PassRegistry.h"
+#include "mlir/Support/FileUtilities.h"
 #include "mlir/Tools/mlir-opt/MlirOptMain.h"
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/SmallVector.h"
 #include "llvm/Config/llvm-config.h"
 #include "llvm/Support/CommandLine.h"
+#include "llvm/Support/InitLLVM.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/ToolOutputFile.h"
 #include "llvm/Support/raw_ostream.h"
 
 namespace {
@@ -55,7 +64,71 @@ static void printVersion(llvm::raw_ostream &os) {
      << "MLIR " << LLVM_VERSION_STRING << "\n";
 }
 
+/// `config` with MLIR's verifier off and ours in the pipeline instead: after
+/// parsing and after each pass of the user's pipeline, unless the user turned
+/// that verification off (--mlir-very-unsafe-disable-verifier-on-parsing,
+/// --verify-each=false).
+static mlir::MlirOptMainConfig
+withModuleVerifier(mlir::MlirOptMainConfig config) {
+  bool verifyOnParsing = config.shouldVerifyOnParsing();
+  bool verifyPasses = config.shouldVerifyPasses();
+  // A copy that still adds the user's pipeline (and dumps it if asked).
+  mlir::MlirOptMainConfig user = config;
+  config.verifyOnParsing(false).verifyPasses(false);
+  config.setPassPipelineSetupFn([=](mlir::PassManager &pm) {
+    mlir::PassManager userPipeline(pm.getContext(), pm.getOpAnchorName(),
+                                   mlir::OpPassManager::Nesting::Implicit);
+    if (mlir::failed(user.setupPassPipeline(userPipeline)))
+      return mlir::failure();
+    if (verifyOnParsing)
+      pm.addPass(hostoffload::createModuleVerifierPass());
+    // A pass cannot be moved from one pass manager to another, so each is
+    // added again from its textual form.
+    for (mlir::Pass &pass : userPipeline.getPasses()) {
+      std::string text;
+      llvm::raw_string_ostream os(text);
+      pass.printAsTextualPipeline(os);
+      if (mlir::failed(mlir::parsePassPipeline(text, pm)))
+        return mlir::failure();
+      if (verifyPasses)
+        pm.addPass(hostoffload::createModuleVerifierPass());
+    }
+    return mlir::success();
+  });
+  return config;
+}
+
+/// What MlirOptMain does with the file names, for a config of our own.
+static mlir::LogicalResult runDriver(llvm::StringRef inputFilename,
+                                     llvm::StringRef outputFilename,
+                                     mlir::DialectRegistry &registry,
+                                     const mlir::MlirOptMainConfig &config) {
+  // These print and return before reading any input.
+  if (config.shouldShowDialects() || config.shouldListPasses())
+    return mlir::MlirOptMain(llvm::outs(), llvm::MemoryBuffer::getMemBuffer(""),
+                             registry, config);
+  std::string errorMessage;
+  std::unique_ptr<llvm::MemoryBuffer> input =
+      mlir::openInputFile(inputFilename, &errorMessage);
+  if (!input) {
+    llvm::errs() << errorMessage << "\n";
+    return mlir::failure();
+  }
+  std::unique_ptr<llvm::ToolOutputFile> output =
+      mlir::openOutputFile(outputFilename, &errorMessage);
+  if (!output) {
+    llvm::errs() << errorMessage << "\n";
+    return mlir::failure();
+  }
+  if (mlir::failed(
+          mlir::MlirOptMain(output->os(), std::move(input), registry, config)))
+    return mlir::failure();
+  output->keep();
+  return mlir::success();
+}
+
 int main(int argc, char **argv) {
+  llvm::InitLLVM initLLVM(argc, argv);
   // A large model can produce tens of thousands of diagnostics; unbuffered,
   // each would cost several system calls. raw_ostream flushes at exit.
   llvm::errs().SetBuffered();
@@ -76,9 +149,12 @@ int main(int argc, char **argv) {
   for (std::string &flag : addedFlags)
     args.insert(args.begin() + 1, flag.data());
 
-  mlir::LogicalResult result = mlir::MlirOptMain(
+  auto [inputFilename, outputFilename] = mlir::registerAndParseCLIOptions(
       static_cast<int>(args.size()), args.data(),
       "offload-opt: host-offload checks and fixes for StableHLO\n", registry);
+  mlir::LogicalResult result = runDriver(
+      inputFilename, outputFilename, registry,
+      withModuleVerifier(mlir::MlirOptMainConfig::createFromCLOptions()));
   if (mlir::succeeded(result))
     return kExitClean;
   return hostoffload::hasRecordedProgramError() ? kExitProgramError

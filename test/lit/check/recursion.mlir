@@ -1,6 +1,7 @@
 // RUN: offload-opt %s --host-offload-check -verify-diagnostics
 
-// Recursion is not valid StableHLO, but it must not hang the analysis.
+// Recursion: XLA cannot compile it (HOE103, call-cycles.mlir), and it must not
+// hang the analysis, which still follows host memory through the cycle.
 "builtin.module"() ({
   "func.func"() <{arg_attrs = [{mhlo.memory_kind = "pinned_host"}], function_type = (tensor<4xf32>) -> tensor<4xf32>, sym_name = "main"}> ({
   // expected-note @below {{in host memory from the start: argument #0 is declared mhlo.memory_kind = "pinned_host"}}
@@ -14,12 +15,15 @@
   }) : () -> ()
   "func.func"() <{function_type = (tensor<4xf32>) -> tensor<4xf32>, sym_name = "ping", sym_visibility = "private"}> ({
   ^bb0(%arg0: tensor<4xf32>):
+    // expected-note @below {{in the cycle: @ping calls @pong}}
     %0 = "func.call"(%arg0) <{callee = @pong}> : (tensor<4xf32>) -> tensor<4xf32>
     "func.return"(%0) : (tensor<4xf32>) -> ()
   }) : () -> ()
   "func.func"() <{function_type = (tensor<4xf32>) -> tensor<4xf32>, sym_name = "pong", sym_visibility = "private"}> ({
   ^bb0(%arg0: tensor<4xf32>):
+    // expected-error @below {{HOE103: recursive call: @ping -> @pong -> @ping}}
     %0 = "func.call"(%arg0) <{callee = @ping}> : (tensor<4xf32>) -> tensor<4xf32>
+    // expected-error @below {{HOE103: recursive call: @pong -> @pong}}
     %1 = "func.call"(%0) <{callee = @pong}> : (tensor<4xf32>) -> tensor<4xf32>
     // expected-warning @below {{HOW101: 'stablehlo.add' computes on a tensor in host memory (moved to host starting from argument #0)}}
     %2 = "stablehlo.add"(%arg0, %1) : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>

@@ -2,8 +2,8 @@
 // RUN: offload-opt %s --split-input-file --host-offload-fix=strategy=host | FileCheck %s --check-prefix=HOST
 // RUN: offload-opt %s --split-input-file --host-offload-fix=strategy=device | FileCheck %s --check-prefix=DEVICE
 
-// Recursive call graphs (not valid StableHLO, but they parse) end: every
-// (value, tuple index) is visited once. Calls that do not reference a function
+// Recursive call graphs (HOE103: XLA cannot compile them, but they parse) end:
+// every (value, tuple index) is visited once. Calls that do not reference a function
 // are rejected by the func dialect's verifier (calls-invalid.mlir).
 
 // The entry function calls itself.
@@ -13,6 +13,7 @@
 // DEVICE: _xla_buffer_placement = "device"
 // expected-note @below {{in host memory from the start: argument #0 is declared mhlo.memory_kind = "pinned_host"}}
 func.func @main(%arg0: tensor<4xf32> {mhlo.memory_kind = "pinned_host"}) -> tensor<4xf32> {
+  // expected-error @below {{HOE103: recursive call: @main -> @main}}
   %0 = call @main(%arg0) : (tensor<4xf32>) -> tensor<4xf32>
   // expected-warning @below {{HOW101: 'stablehlo.add' computes on a tensor in host memory (moved to host starting from argument #0)}}
   // expected-error @below {{output 0 has no mhlo.memory_kind}}
@@ -39,14 +40,17 @@ func.func @main(%arg0: tensor<4xf32> {mhlo.memory_kind = "pinned_host"}, %arg1: 
   return %0, %1 : tensor<4xf32>, tensor<4xf32>
 }
 func.func private @a(%arg0: tensor<4xf32>) -> tensor<4xf32> {
+  // expected-note @below {{in the cycle: @a calls @b}}
   %0 = call @b(%arg0) : (tensor<4xf32>) -> tensor<4xf32>
   return %arg0 : tensor<4xf32>
 }
 func.func private @b(%arg0: tensor<4xf32>) -> tensor<4xf32> {
+  // expected-note @below {{in the cycle: @b calls @c}}
   %0 = call @c(%arg0) : (tensor<4xf32>) -> tensor<4xf32>
   return %0 : tensor<4xf32>
 }
 func.func private @c(%arg0: tensor<4xf32>) -> tensor<4xf32> {
+  // expected-error @below {{HOE103: recursive call: @a -> @b -> @c -> @a}}
   %0 = call @a(%arg0) : (tensor<4xf32>) -> tensor<4xf32>
   return %0 : tensor<4xf32>
 }
@@ -84,11 +88,14 @@ func.func @main(%arg0: tensor<4xf32> {mhlo.memory_kind = "pinned_host"}) -> tens
   return %0 : tensor<4xf32>
 }
 func.func private @ping(%arg0: tensor<4xf32>) -> tensor<4xf32> {
+  // expected-note @below {{in the cycle: @ping calls @pong}}
   %0 = call @pong(%arg0) : (tensor<4xf32>) -> tensor<4xf32>
   return %0 : tensor<4xf32>
 }
 func.func private @pong(%arg0: tensor<4xf32>) -> tensor<4xf32> {
+  // expected-error @below {{HOE103: recursive call: @ping -> @pong -> @ping}}
   %0 = call @ping(%arg0) : (tensor<4xf32>) -> tensor<4xf32>
+  // expected-error @below {{HOE103: recursive call: @pong -> @pong}}
   %1 = call @pong(%0) : (tensor<4xf32>) -> tensor<4xf32>
   %2 = "stablehlo.tuple"(%arg0, %1) : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
   return %2 : tensor<4xf32>

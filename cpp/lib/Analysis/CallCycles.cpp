@@ -1,0 +1,102 @@
+//===- CallCycles.cpp - recursive call graphs -----------------------------===//
+//
+// A depth-first search of the call graph from the entry, with an explicit
+// stack: a call to a function on the stack closes a cycle, which is the stack
+// from that function up, back to it.
+//
+//===----------------------------------------------------------------------===//
+
+#include "CallCycles.h"
+
+#include "OpRules.h"
+
+#include "mlir/IR/SymbolTable.h"
+#include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/DenseSet.h"
+#include "llvm/ADT/SmallVector.h"
+
+using namespace mlir;
+
+namespace hostoffload {
+
+namespace {
+
+/// A function on the search's stack, with its call sites (the first to each
+/// callee) and how many of them the search has followed.
+struct Frame {
+  func::FuncOp function;
+  llvm::SmallVector<Operation *> calls;
+  size_t next = 0;
+};
+
+Frame enter(func::FuncOp function) {
+  Frame frame{function, {}};
+  llvm::DenseSet<Attribute> callees;
+  function.walk([&](Operation *op) {
+    if (FlatSymbolRefAttr callee = getCallee(op);
+        callee && callees.insert(callee.getAttr()).second)
+      frame.calls.push_back(op);
+  });
+  return frame;
+}
+
+/// The name of `function` as calls spell it: `@f`.
+std::string calleeName(func::FuncOp function) {
+  return ("@" + function.getSymName()).str();
+}
+
+Finding cycleFinding(Operation *call, llvm::ArrayRef<Frame> cycle) {
+  const FindingCodeInfo &info =
+      getFindingCodeInfo(FindingCode::RecursiveCall, /*strict=*/false);
+  std::string names;
+  for (const Frame &frame : cycle)
+    names += calleeName(frame.function) + " -> ";
+  names += calleeName(cycle.front().function);
+  Finding finding{FindingCode::RecursiveCall, info.severity, call->getLoc(),
+                  (info.name + ": recursive call: " + names +
+                   "; XLA cannot compile a program whose calls form a cycle")
+                      .str()};
+  // The calls on the way round, but the last: `call`, where the error is.
+  for (const Frame &frame : cycle.drop_back()) {
+    Operation *next = frame.calls[frame.next - 1];
+    finding.notes.push_back(
+        {next->getLoc(), "in the cycle: " + calleeName(frame.function) +
+                             " calls @" + getCallee(next).getValue().str()});
+  }
+  return finding;
+}
+
+} // namespace
+
+void reportCallCycles(ModuleOp module, func::FuncOp entry,
+                      std::vector<Finding> &findings) {
+  SymbolTable symbols(module);
+  // The stack position of each function on the stack; -1 once it is done.
+  llvm::DenseMap<Operation *, int> positions;
+  llvm::SmallVector<Frame> stack;
+  positions[entry] = 0;
+  stack.push_back(enter(entry));
+  while (!stack.empty()) {
+    Frame &top = stack.back();
+    if (top.next == top.calls.size()) {
+      positions[top.function] = -1;
+      stack.pop_back();
+      continue;
+    }
+    Operation *call = top.calls[top.next++];
+    auto callee = symbols.lookup<func::FuncOp>(getCallee(call).getAttr());
+    if (!callee || callee.isExternal())
+      continue;
+    auto [it, inserted] =
+        positions.try_emplace(callee, static_cast<int>(stack.size()));
+    if (inserted) {
+      stack.push_back(enter(callee));
+      continue;
+    }
+    if (it->second >= 0)
+      findings.push_back(cycleFinding(
+          call, llvm::ArrayRef<Frame>(stack).drop_front(it->second)));
+  }
+}
+
+} // namespace hostoffload

@@ -1,0 +1,235 @@
+//===- ModuleVerifier.cpp - MLIR's verifier, symbols resolved -------------===//
+//
+// `mlir::verify` of a module is: the module's own checks on entering it, every
+// op inside it, then the module's region traits. Of these only the SymbolTable
+// trait looks symbols up, through SymbolTable::getNearestSymbolTable, which
+// returns nothing above an unregistered op with one region. So this verifier
+// does the module's own checks here (as MLIR's Verifier.cpp does them), hands
+// each op of the module's body to `mlir::verify` (which never looks a symbol
+// up outside a symbol table it verifies), and does the SymbolTable trait's
+// checks (SymbolTable.cpp, verifySymbolTable) here, with a symbol table
+// collection that resolves in the module. Every symbol user's own
+// `verifySymbolUses` still runs, so a `func.call` to a missing function, or
+// with the wrong types, fails with MLIR's message at the call.
+//
+// Where the Shardy dialect is registered (jaxlib, XLA), its ops are known not
+// to be symbol tables and MLIR resolves such calls in the module too.
+//
+//===----------------------------------------------------------------------===//
+
+#include "hostoffload/ModuleVerifier.h"
+
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/Diagnostics.h"
+#include "mlir/IR/Dialect.h"
+#include "mlir/IR/RegionKindInterface.h"
+#include "mlir/IR/SymbolTable.h"
+#include "mlir/IR/Threading.h"
+#include "mlir/IR/Verifier.h"
+#include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/STLExtras.h"
+
+using namespace mlir;
+
+namespace hostoffload {
+
+namespace {
+
+/// The symbol tables seen by the symbol users of one symbol table op,
+/// `scope`. MLIR's collection finds the nearest symbol table by climbing from
+/// the user and stops at an unregistered op with a region; this one skips such
+/// ops, which have no traits and so are not symbol tables to MLIR either.
+class RegisteredSymbolTables : public SymbolTableCollection {
+public:
+  explicit RegisteredSymbolTables(Operation *scope) : scope(scope) {}
+
+  using SymbolTableCollection::lookupNearestSymbolFrom;
+
+  Operation *lookupNearestSymbolFrom(Operation *from,
+                                     StringAttr symbol) override {
+    Operation *table = getNearestSymbolTable(from);
+    return table ? lookupSymbolIn(table, symbol) : nullptr;
+  }
+
+  Operation *lookupNearestSymbolFrom(Operation *from,
+                                     SymbolRefAttr symbol) override {
+    Operation *table = getNearestSymbolTable(from);
+    return table ? lookupSymbolIn(table, symbol) : nullptr;
+  }
+
+  /// The op whose symbol uses are being verified.
+  void setUser(Operation *op) { user = op; }
+
+private:
+  Operation *getNearestSymbolTable(Operation *from) const {
+    if (from->hasTrait<OpTrait::SymbolTable>())
+      return from;
+    // The walk of `scope` enters no nested symbol table, so `scope` is the
+    // nearest one of every user it visits: no need to climb, which would cost
+    // the nesting depth per call.
+    if (from == user)
+      return scope;
+    while ((from = from->getParentOp()))
+      if (from->hasTrait<OpTrait::SymbolTable>())
+        return from;
+    return nullptr;
+  }
+
+  Operation *scope;
+  Operation *user = nullptr;
+};
+
+/// What MLIR's verifier checks on entering `op` and its blocks, without the
+/// ops inside them (Verifier.cpp, verifyOnEntrance and verifyOnExit of an op
+/// and of a block): attributes of loaded dialects, the op's invariants, the
+/// shape of its regions and blocks.
+LogicalResult verifyOpItself(Operation *op) {
+  for (Value operand : op->getOperands())
+    if (!operand)
+      return op->emitError("null operand found");
+  for (NamedAttribute attr : op->getDiscardableAttrs())
+    if (Dialect *dialect = attr.getNameDialect())
+      if (failed(dialect->verifyOperationAttribute(op, attr)))
+        return failure();
+  std::optional<RegisteredOperationName> registered =
+      op->getName().getRegisteredInfo();
+  if (registered && failed(registered->verifyInvariants(op)))
+    return failure();
+  auto kinds = llvm::dyn_cast<RegionKindInterface>(op);
+  for (auto [index, region] : llvm::enumerate(op->getRegions())) {
+    if (region.empty())
+      continue;
+    RegionKind kind = kinds ? kinds.getRegionKind(index) : RegionKind::SSACFG;
+    if (kind == RegionKind::Graph && !region.hasOneBlock())
+      return op->emitOpError("expects graph region #")
+             << index << " to have 0 or 1 blocks";
+    if (!region.front().hasNoPredecessors())
+      return op->emitError("entry block of region may not have predecessors");
+    for (Block &block : region) {
+      for (BlockArgument argument : block.getArguments())
+        if (argument.getOwner() != &block)
+          return emitError(argument.getLoc(), "block argument not owned by "
+                                              "block");
+      for (Operation &nested : block)
+        if (nested.getNumSuccessors() != 0 && &nested != &block.back())
+          return nested.emitError("operation with block successors must "
+                                  "terminate its parent block");
+      for (Block *successor : block.getSuccessors())
+        if (successor->getParent() != &region)
+          return block.back().emitOpError("branching to block of a different "
+                                          "region");
+    }
+  }
+  return success();
+}
+
+/// The SymbolTable trait's checks of `table` (SymbolTable.cpp,
+/// verifySymbolTable), with its users' symbols resolved in `table`.
+LogicalResult verifySymbolTableOf(Operation *table) {
+  if (table->getNumRegions() != 1)
+    return table->emitOpError()
+           << "Operations with a 'SymbolTable' must have exactly one region";
+  if (!llvm::hasSingleElement(table->getRegion(0)))
+    return table->emitOpError()
+           << "Operations with a 'SymbolTable' must have exactly one block";
+
+  llvm::DenseMap<Attribute, Location> firstDefinitions;
+  for (Operation &op : table->getRegion(0).front()) {
+    auto name = op.getAttrOfType<StringAttr>(SymbolTable::getSymbolAttrName());
+    if (!name)
+      continue;
+    auto [first, inserted] = firstDefinitions.try_emplace(name, op.getLoc());
+    if (!inserted)
+      return op.emitError()
+          .append("redefinition of symbol named '", name.getValue(), "'")
+          .attachNote(first->second)
+          .append("see existing symbol definition here");
+  }
+
+  RegisteredSymbolTables symbolTables(table);
+  llvm::SmallVector<Region *> pending{&table->getRegion(0)};
+  while (!pending.empty()) {
+    for (Operation &op : pending.pop_back_val()->getOps()) {
+      if (auto user = llvm::dyn_cast<SymbolUserOpInterface>(&op)) {
+        symbolTables.setUser(&op);
+        if (failed(user.verifySymbolUses(symbolTables)))
+          return failure();
+      }
+      // A nested symbol table is its own scope; mlir::verify checked it.
+      if (op.hasTrait<OpTrait::SymbolTable>())
+        continue;
+      for (Region &region : op.getRegions())
+        pending.push_back(&region);
+    }
+  }
+  return success();
+}
+
+/// A module's verification in MLIR's order: the module itself, the ops of its
+/// body (those isolated from above in parallel, as MLIR's verifier does), then
+/// its region traits: SymbolTable, and IsolatedFromAbove, which can only fail
+/// for a module that has a parent.
+LogicalResult verifyModuleOp(ModuleOp module) {
+  if (failed(verifyOpItself(module)))
+    return failure();
+  llvm::SmallVector<Operation *> isolated;
+  for (Operation &op : *module.getBody()) {
+    if (op.hasTrait<OpTrait::IsIsolatedFromAbove>())
+      isolated.push_back(&op);
+    else if (failed(verify(&op)))
+      return failure();
+  }
+  if (failed(failableParallelForEach(module.getContext(), isolated,
+                                     [](Operation *op) { return verify(op); })))
+    return failure();
+  if (failed(verifySymbolTableOf(module)))
+    return failure();
+  if (module->getParentOp() &&
+      failed(OpTrait::impl::verifyIsIsolatedFromAbove(module)))
+    return failure();
+  return success();
+}
+
+/// An analysis that only records that its op passed the verifier: the pass
+/// manager drops it with the others after any pass that may have changed the
+/// IR, and keeps it after a pass that preserved every analysis.
+struct VerifiedOp {
+  MLIR_DEFINE_EXPLICIT_INTERNAL_INLINE_TYPE_ID(VerifiedOp)
+  explicit VerifiedOp(Operation *) {}
+};
+
+struct ModuleVerifierPass
+    : public PassWrapper<ModuleVerifierPass, OperationPass<>> {
+  MLIR_DEFINE_EXPLICIT_INTERNAL_INLINE_TYPE_ID(ModuleVerifierPass)
+
+  llvm::StringRef getArgument() const override { return "host-offload-verify"; }
+  llvm::StringRef getName() const override { return "HostOffloadVerifier"; }
+  llvm::StringRef getDescription() const override {
+    return "MLIR's verifier, with symbols resolved in the module";
+  }
+
+  void runOnOperation() override {
+    markAllAnalysesPreserved();
+    if (getCachedAnalysis<VerifiedOp>())
+      return;
+    if (failed(verifyModule(getOperation()))) {
+      signalPassFailure();
+      return;
+    }
+    (void)getAnalysis<VerifiedOp>();
+  }
+};
+
+} // namespace
+
+LogicalResult verifyModule(Operation *op) {
+  if (auto module = llvm::dyn_cast<ModuleOp>(op))
+    return verifyModuleOp(module);
+  return verify(op);
+}
+
+std::unique_ptr<Pass> createModuleVerifierPass() {
+  return std::make_unique<ModuleVerifierPass>();
+}
+
+} // namespace hostoffload
