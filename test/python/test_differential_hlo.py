@@ -36,10 +36,9 @@ UNNAMED: dict[str, str] = {
         "XLA names its MoveToHost (custom-call.1) that replaces the second of two "
         "annotations: a name the dump before optimizations does not have"
     ),
-    "device_put_host_host_out_shardings__out0_device.host_offloader": (
-        "two moves to host in a row: XLA names the second (custom-call.1) as the start of "
-        "the first one's trace; ours starts at the second, a lone output, whose root XLA "
-        "simplifies"
+    "hlo_host_call_then_offload__out0_device.before_optimizations": (
+        "XLA names its MoveToHost (custom-call.1) that replaces the second of two "
+        "annotations: a name the dump before optimizations does not have"
     ),
     "optimization_barrier_offload__out0_device.before_optimizations": (
         "XLA names the tuple operand of the opt-barrier, which the importer drops"

@@ -39,6 +39,7 @@ import re
 import shutil
 import tempfile
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -60,10 +61,43 @@ XLA_START = re.compile(r"Tensor which is moved to host \(starting from ([^)\s]+)
 
 @dataclass(frozen=True)
 class HloProgram:
-    """A recorded module of the differential suite (``source``), dumped as HLO by XLA."""
+    """A recorded module of the differential suite (``source``), dumped as HLO by XLA; or,
+    with ``fn``, a JAX program lowered here: ``fn`` on arguments in the memory kinds
+    ``arguments``, with ``out_shardings`` in the kinds ``outputs`` (None: left to JAX), and
+    its results re-declared in the module as ``declared`` says."""
 
     source: str
     description: str
+    fn: Callable[..., Any] | None = None
+    arguments: tuple[str, ...] = ()
+    outputs: tuple[str, ...] | None = None
+    declared: tuple[tuple[int, str], ...] = ()
+
+
+# --- JAX programs with host calls in the HLO XLA's host offloader runs on ----------------------
+
+
+def host_sine(x: Any) -> Any:
+    import jax
+    import jax.numpy as jnp
+    from jax.experimental.compute_on import compute_on
+
+    return compute_on("device_host")(jax.jit(jnp.sin))(x)
+
+
+def host_call_then_offload(x: Any) -> tuple[Any, Any]:
+    """A host call's result moved to host, and a device result."""
+    import jax
+
+    return jax.device_put(host_sine(x), jax.memory.Space.Host), x * 2.0
+
+
+def host_call_of_host_call(x: Any) -> Any:
+    return host_sine(host_sine(x))
+
+
+def host_call_result_computed(x: Any) -> Any:
+    return host_sine(x) * 3.0
 
 
 P = HloProgram
@@ -144,11 +178,61 @@ PROGRAMS = (
         "dynamic_slice_then_compute",
         "dynamic-slice of an S(5) parameter multiplied, and a device output",
     ),
+    # Host calls lowered here.
+    P(
+        "hlo_host_call_then_offload",
+        "a host call's result moved to host and returned to an S(5) output: XLA drops the move",
+        host_call_then_offload,
+        ("device",),
+        ("pinned_host", "device"),
+    ),
+    P(
+        "hlo_host_call_then_offload__out0_device",
+        "the same, the output re-declared device: the move to host is an ordinary start",
+        host_call_then_offload,
+        ("device",),
+        ("pinned_host", "device"),
+        ((0, "device"),),
+    ),
+    P(
+        "hlo_host_call_of_host_call",
+        "a host call on a host call's result, returned to an S(5) output",
+        host_call_of_host_call,
+        ("device",),
+        ("pinned_host",),
+    ),
+    P(
+        "hlo_host_call_on_host_arg_computed",
+        "a host call on an S(5) argument, its result multiplied on device",
+        host_call_result_computed,
+        ("pinned_host",),
+        ("device",),
+    ),
 )
 
 
-def source_text(program: HloProgram) -> str:
-    return (SOURCE_DIR / f"{program.source}.mlir").read_text()
+def source_text(program: HloProgram, device: Any) -> str:
+    """The generic-form module of ``program``: recorded, or lowered for ``device``."""
+    if program.fn is None:
+        return (SOURCE_DIR / f"{program.source}.mlir").read_text()
+    import jax
+    import jax.numpy as jnp
+    from jax.sharding import SingleDeviceSharding
+
+    from tools.differential import mlir_text, worker
+
+    def sharding(kind: str) -> Any:
+        return SingleDeviceSharding(device, memory_kind=kind)
+
+    args = [
+        jax.ShapeDtypeStruct((8,), jnp.float32, sharding=sharding(k)) for k in program.arguments
+    ]
+    kwargs = {}
+    if program.outputs is not None:
+        outs = tuple(sharding(k) for k in program.outputs)
+        kwargs["out_shardings"] = outs if len(outs) > 1 else outs[0]
+    text = worker.generic_text(jax.jit(program.fn, **kwargs).trace(*args).lower())
+    return mlir_text.with_result_kinds(text, dict(program.declared)) if program.declared else text
 
 
 def compile_text(devices: list[Any], text: str, dump_dir: Path | None) -> str | None:
@@ -214,7 +298,7 @@ def record(devices: list[Any], program: HloProgram, out_dir: Path) -> dict[str, 
     entries of ``verdicts.json``."""
     from tools.differential import mlir_text
 
-    text = source_text(program)
+    text = source_text(program, devices[0])
     results = mlir_text.results(text)
     with tempfile.TemporaryDirectory() as staging:
         dump_dir = Path(staging)

@@ -117,6 +117,17 @@ void StartCollector::addInlinedValues(OpOperand &use,
 std::string StartCollector::xlaAnnotationName(Operation *annotation) {
   if (!hloEntry)
     return "";
+  // A move to host of a tensor moved to host already is where the trace of
+  // the first move starts; XLA removes it on that trace and names it.
+  Operation *operandOp = annotation->getOperand(0).getDefiningOp();
+  while (operandOp && isPassedBeforeStart(operandOp))
+    operandOp = operandOp->getOperand(0).getDefiningOp();
+  if (operandOp &&
+      operandOp->getName().getStringRef() == names::kCustomCallOp &&
+      classifyCustomCall(operandOp).kind == CustomCallKind::MoveToHost)
+    return classifyCustomCall(annotation).target == names::kMoveToHost
+               ? getInstructionName(annotation->getLoc())
+               : "";
   std::string found;
   llvm::SmallVector<Value> pending{annotation->getResult(0)};
   // A bound on the values looked at: a name is for one message, and a

@@ -56,6 +56,20 @@
 
 // -----
 
+// A move to host of a tensor moved to host already: XLA's trace of the first
+// move starts at the second, and names it.
+// CHECK-LABEL: starting from 'MoveToHost', XLA: 'second_move.2'){{.*}}output 0
+"builtin.module"() ({
+  "func.func"() <{function_type = (tensor<8xf32>) -> (tensor<8xf32>, tensor<8xf32>), sym_name = "main"}> ({
+  ^bb0(%arg0: tensor<8xf32> loc("x")):
+    %0 = "stablehlo.custom_call"(%arg0) <{call_target_name = "MoveToHost"}> : (tensor<8xf32>) -> tensor<8xf32> loc("custom-call.1")
+    %1 = "stablehlo.custom_call"(%0) <{call_target_name = "MoveToHost"}> : (tensor<8xf32>) -> tensor<8xf32> loc("second_move.2")
+    "func.return"(%1, %arg0) : (tensor<8xf32>, tensor<8xf32>) -> ()
+  }) : () -> ()
+}) {hostoffload.hlo_entry = {arguments = ["x.1"], root = "tuple.3"}, mhlo.frontend_attributes = {arg_memory_spaces = "0", out_memory_spaces = "0;0"}} : () -> ()
+
+// -----
+
 // Names XLA's message does not have in this module are not given: two
 // instructions taking the moved tensor (XLA names the one on the output's
 // path), the tuple operand of an optimization barrier (dropped by the
