@@ -98,10 +98,10 @@ void writeStart(llvm::json::OStream &json,
     json.attributeBegin("location");
     writeLocation(json, start.loc);
     json.attributeEnd();
-  });
-}
     if (!start.xlaName.empty())
       json.attribute("xla_name", hostoffload::toValidUTF8(start.xlaName));
+  });
+}
 
 void writeFinding(llvm::json::OStream &json,
                   const hostoffload::Finding &finding, bool strict) {
