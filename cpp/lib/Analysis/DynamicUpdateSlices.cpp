@@ -293,12 +293,10 @@ void DynamicUpdateSliceRules::reportParameter(Operation *write,
     return;
   }
   const DeclaredMemoryKind &declared = argumentKinds[index];
-  std::string shapeIndex =
-      "{" +
-      llvm::join(
-          llvm::map_range(path, [](int64_t i) { return std::to_string(i); }),
-          ",") +
-      "}";
+  std::string shapeIndex = "{";
+  shapeIndex += llvm::join(
+      llvm::map_range(path, [](int64_t i) { return std::to_string(i); }), ",");
+  shapeIndex += "}";
   std::string argument = describeArgument(index);
   std::string declaration =
       declared.kind.empty()
