@@ -1,7 +1,8 @@
 """Locations, diagnostics and :class:`InputError`: what every result of hostoffload points with.
 
 The JSON shape of each type is the one the analysis writes (``cpp/lib/CAPI/CAPI.cpp``), so a
-report converts to JSON and back without loss.
+report converts to JSON and back without loss. A report writes each distinct location once, in
+a table (:func:`locations_from_json`, :class:`LocationTable`); errors write theirs in place.
 """
 
 from __future__ import annotations
@@ -24,9 +25,9 @@ _FILE_LOCATION = re.compile(r'"((?:[^"\\]|\\.)*)":(\d+):(\d+)')
 class Location:
     """Where something is: the file, line and column a user can open, and MLIR's spelling.
 
-    For JAX programs ``file:line:column`` is the innermost Python frame (the column is JAX's,
-    counted from 0); all three are ``None`` when the location has no file, e.g. ``loc(unknown)``
-    or an argument's name.
+    For JAX programs ``file:line:column`` is the innermost Python frame, its column counted from
+    1 as editors count it (JAX's spelling in ``mlir`` counts from 0); all three are ``None`` when
+    the location has no file, e.g. ``loc(unknown)`` or an argument's name.
     """
 
     file: str | None
@@ -65,6 +66,39 @@ class Location:
             return self.mlir
         parts = [self.file, self.line, self.column]
         return ":".join(str(part) for part in parts if part is not None)
+
+
+def locations_from_json(entries: Sequence[Mapping[str, Any]]) -> list[Location]:
+    """A report's table of locations, one :class:`Location` per entry, shared by everything
+    that refers to it. An entry is a whole location (``mlir``), or a call site (``callee``,
+    ``caller``) or a name location (``name``, ``child``) whose parts are earlier entries."""
+    # MLIR's spelling of each entry inside its `loc(...)`.
+    spellings: list[str] = []
+    locations = []
+    for entry in entries:
+        if "callee" in entry:
+            inner = f"callsite({spellings[entry['callee']]} at {spellings[entry['caller']]})"
+        elif "child" in entry:
+            inner = f"{entry['name']}({spellings[entry['child']]})"
+        else:
+            inner = entry["mlir"][len("loc(") : -len(")")]
+        spellings.append(inner)
+        locations.append(Location(entry["file"], entry["line"], entry["column"], f"loc({inner})"))
+    return locations
+
+
+class LocationTable:
+    """The table of locations of a report being written: each distinct location once, whole,
+    and referred to by its index."""
+
+    def __init__(self) -> None:
+        self._indices: dict[Location, int] = {}
+
+    def index(self, location: Location) -> int:
+        return self._indices.setdefault(location, len(self._indices))
+
+    def to_json(self) -> list[dict[str, Any]]:
+        return [location.to_json() for location in self._indices]
 
 
 @dataclass(frozen=True)

@@ -16,7 +16,15 @@ from typing import Any, Literal, cast
 
 from hostoffload import jax_fix
 from hostoffload.codes import Severity, code_named
-from hostoffload.diagnostic import Diagnostic, InputError, Location, Note, render
+from hostoffload.diagnostic import (
+    Diagnostic,
+    InputError,
+    Location,
+    LocationTable,
+    Note,
+    locations_from_json,
+    render,
+)
 
 JAX_FIX_HEADING = "fix in JAX (keep every failing output in host memory), for jax.jit:"
 StartKind = Literal["argument", "annotation"]
@@ -36,23 +44,24 @@ class Start:
     xla_name: str | None = None
 
     @classmethod
-    def from_json(cls, data: Mapping[str, Any]) -> Start:
+    def from_json(cls, data: Mapping[str, Any], locations: Sequence[Location]) -> Start:
+        """Reads a start whose location is an index into ``locations``."""
         return cls(
             kind=cast(StartKind, data["kind"]),
             argument_index=data["argument_index"],
             name=data["name"],
             reason=data["reason"],
-            location=Location.from_json(data["location"]),
+            location=locations[data["location"]],
             xla_name=data.get("xla_name"),
         )
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self, locations: LocationTable) -> dict[str, Any]:
         data = {
             "kind": self.kind,
             "argument_index": self.argument_index,
             "name": self.name,
             "reason": self.reason,
-            "location": self.location.to_json(),
+            "location": locations.index(self.location),
         }
         if self.xla_name is not None:
             data["xla_name"] = self.xla_name
@@ -68,11 +77,11 @@ class PathStep:
     location: Location
 
     @classmethod
-    def from_json(cls, data: Mapping[str, Any]) -> PathStep:
-        return cls(data["what"], Location.from_json(data["location"]))
+    def from_json(cls, data: Mapping[str, Any], locations: Sequence[Location]) -> PathStep:
+        return cls(data["what"], locations[data["location"]])
 
-    def to_json(self) -> dict[str, Any]:
-        return {"what": self.what, "location": self.location.to_json()}
+    def to_json(self, locations: LocationTable) -> dict[str, Any]:
+        return {"what": self.what, "location": locations.index(self.location)}
 
 
 @dataclass(frozen=True)
@@ -120,40 +129,51 @@ class Finding:
     fixes: tuple[Fix, ...] = ()
 
     @classmethod
-    def from_json(cls, data: Mapping[str, Any], starts: Sequence[Start]) -> Finding:
-        """Reads a finding whose ``starts`` are indices into ``starts``."""
+    def from_json(
+        cls, data: Mapping[str, Any], starts: Sequence[Start], locations: Sequence[Location]
+    ) -> Finding:
+        """Reads a finding whose ``starts`` are indices into ``starts``, and its locations
+        indices into ``locations``."""
         return cls(
             code=data["code"],
             severity=cast(Severity, data["severity"]),
             message=data["message"],
-            location=Location.from_json(data["location"]),
-            notes=tuple(Note.from_json(note) for note in data["notes"]),
+            location=locations[data["location"]],
+            notes=tuple(
+                Note(note["message"], locations[note["location"]]) for note in data["notes"]
+            ),
             output_index=data["output_index"],
             tuple_index=tuple(data["tuple_index"]),
             result_info=data["result_info"],
             declared_memory_kind=data["declared_memory_kind"],
             starts=tuple(starts[index] for index in data["starts"]),
             more_starts=data["more_starts"],
-            path=tuple(PathStep.from_json(step) for step in data["path"]),
+            path=tuple(PathStep.from_json(step, locations) for step in data["path"]),
             path_steps_omitted=data["path_steps_omitted"],
             fixes=tuple(Fix.from_json(fix) for fix in data["fixes"]),
         )
 
-    def to_json(self, start_indices: Mapping[Start, int]) -> dict[str, Any]:
-        """Writes the finding with its starts as their indices in ``start_indices``."""
+    def to_json(
+        self, start_indices: Mapping[Start, int], locations: LocationTable
+    ) -> dict[str, Any]:
+        """Writes the finding with its starts as their indices in ``start_indices``, and its
+        locations as their indices in ``locations``."""
         return {
             "code": self.code,
             "severity": self.severity,
             "message": self.message,
-            "location": self.location.to_json(),
-            "notes": [note.to_json() for note in self.notes],
+            "location": locations.index(self.location),
+            "notes": [
+                {"message": note.message, "location": locations.index(note.location)}
+                for note in self.notes
+            ],
             "output_index": self.output_index,
             "tuple_index": list(self.tuple_index),
             "result_info": self.result_info,
             "declared_memory_kind": self.declared_memory_kind,
             "starts": [start_indices[start] for start in self.starts],
             "more_starts": self.more_starts,
-            "path": [step.to_json() for step in self.path],
+            "path": [step.to_json(locations) for step in self.path],
             "path_steps_omitted": self.path_steps_omitted,
             "fixes": [fix.to_json() for fix in self.fixes],
         }
@@ -259,11 +279,14 @@ class Report:
         source = data.get("source")
         if "entry" not in data:
             raise InputError(*(Diagnostic.from_json(e) for e in data["errors"]), source=source)
-        starts = tuple(Start.from_json(start) for start in data["starts"])
+        locations = locations_from_json(data["locations"])
+        starts = tuple(Start.from_json(start, locations) for start in data["starts"])
         return cls(
             entry=data["entry"],
             starts=starts,
-            findings=tuple(Finding.from_json(finding, starts) for finding in data["findings"]),
+            findings=tuple(
+                Finding.from_json(finding, starts, locations) for finding in data["findings"]
+            ),
             source=source,
         )
 
@@ -274,12 +297,14 @@ class Report:
         start_indices: dict[Start, int] = {}
         for index, start in enumerate(self.starts):
             start_indices.setdefault(start, index)
+        locations = LocationTable()
         data: dict[str, Any] = {
             "errors": [],
             "entry": self.entry,
-            "starts": [start.to_json() for start in self.starts],
-            "findings": [finding.to_json(start_indices) for finding in self.findings],
+            "starts": [start.to_json(locations) for start in self.starts],
+            "findings": [finding.to_json(start_indices, locations) for finding in self.findings],
         }
+        data["locations"] = locations.to_json()
         if self.source is not None:
             data["source"] = self.source
         return json.dumps(data, indent=indent)

@@ -350,7 +350,8 @@ def test_internal_error_is_one_line_and_exit_2(
 
 def test_json_locations_count_columns_from_1() -> None:
     (line,) = run_hostoffload("check", "--json", EXAMPLE).stdout.splitlines()
-    location = json.loads(line)["findings"][0]["location"]
+    report = json.loads(line)
+    location = report["locations"][report["findings"][0]["location"]]
     assert (location["line"], location["column"]) == (19, 12)
 
 

@@ -18,6 +18,7 @@ from conftest import CLEAN, EXAMPLE, HOST_COMPUTE_ONLY, PROGRAMS, REPO_ROOT, dif
 import hostoffload
 from hostoffload import InputError, Location, Report, check, github
 from hostoffload.codes import codes, former_codes, help_uri
+from hostoffload.diagnostic import locations_from_json
 from hostoffload.mlir import ir
 from hostoffload.mlir._mlir_libs import _hostoffload
 from hostoffload.sarif import sarif_log, to_sarif
@@ -43,10 +44,18 @@ def sarif_errors(log: dict[str, Any]) -> list[str]:
     return [f"{list(e.absolute_path)}: {e.message}" for e in validator.iter_errors(log)]
 
 
-def with_starts_resolved(text: str) -> dict[str, Any]:
-    """Report JSON with each finding's start indices replaced by the starts: a module may have
-    equal starts (same place, same reason), and a finding may name any of them."""
+def resolved(text: str) -> dict[str, Any]:
+    """Report JSON with each finding's start indices replaced by the starts (a module may have
+    equal starts, same place, same reason, and a finding may name any of them), and every
+    location index by the location: the analysis writes a call site as its parts,
+    :meth:`Report.to_json` writes it whole, in another order."""
     data = json.loads(text)
+    table = [location.to_json() for location in locations_from_json(data.pop("locations"))]
+    items = [*data["starts"]]
+    for finding in data["findings"]:
+        items += [finding, *finding["notes"], *finding["path"]]
+    for item in items:
+        item["location"] = table[item["location"]]
     for finding in data["findings"]:
         finding["starts"] = [data["starts"][index] for index in finding["starts"]]
     return data
@@ -57,7 +66,7 @@ def with_starts_resolved(text: str) -> dict[str, Any]:
 def test_json_round_trip(path: Path, strict: bool) -> None:
     text = analysis_json(path, strict)
     report = Report.from_json(text)
-    assert with_starts_resolved(report.to_json()) == with_starts_resolved(text)
+    assert resolved(report.to_json()) == resolved(text)
     assert Report.from_json(report.to_json(indent=2)) == report
     assert Report.from_json(json.loads(text)) == report
 
@@ -263,9 +272,10 @@ def test_analysis_columns_of_python_frames_count_from_1() -> None:
     raw = json.loads(analysis_json(EXAMPLE))
     report = Report.from_json(raw)
     first = report.errors[0]
-    raw_location = raw["findings"][0]["location"]
+    raw_location = raw["locations"][raw["findings"][0]["location"]]
+    assert (raw_location["line"], raw_location["column"]) == (19, 12)
     # JAX wrote Python's column, 11, counted from 0; MLIR's spelling keeps it.
-    assert 'offloaded_state.py":19:11 ' in raw_location["mlir"]
+    assert 'offloaded_state.py":19:11 ' in first.location.mlir
     assert (first.location.line, first.location.column) == (19, 12)
     assert {step.location.column for step in first.path} == {17, 12}
     # Reports read back from their own JSON keep their columns.

@@ -10,8 +10,11 @@
 #include "mlir/CAPI/Support.h"
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/Parser/Parser.h"
+#include "llvm/ADT/DenseMap.h"
 #include "llvm/Support/JSON.h"
 #include "llvm/Support/raw_ostream.h"
+
+#include <vector>
 
 using namespace mlir;
 
@@ -83,8 +86,79 @@ void writeLocation(llvm::json::OStream &json, Location loc) {
   });
 }
 
-void writeStart(llvm::json::OStream &json,
-                const hostoffload::TraceStart &start) {
+/// The distinct locations of a report, each written once: starts, findings,
+/// notes and path steps refer to them by index. A call site refers to its
+/// callee and caller, a name location to its child, by index too, so the
+/// frames of a call stack that many locations share are written once.
+class LocationTable {
+public:
+  /// The index of `loc`, which is added, after its parts, if it is new.
+  unsigned indexOf(Location loc) {
+    if (auto found = indices.find(loc); found != indices.end())
+      return found->second;
+    if (auto callSite = llvm::dyn_cast<CallSiteLoc>(loc)) {
+      indexOf(callSite.getCallee());
+      indexOf(callSite.getCaller());
+    } else if (auto name = llvm::dyn_cast<NameLoc>(loc)) {
+      if (!llvm::isa<UnknownLoc>(name.getChildLoc()))
+        indexOf(name.getChildLoc());
+    }
+    unsigned index = locations.size();
+    locations.push_back(loc);
+    indices.try_emplace(loc, index);
+    return index;
+  }
+
+  /// Writes the table as the "locations" attribute of the object being
+  /// written.
+  void write(llvm::json::OStream &json) const {
+    json.attributeArray("locations", [&] {
+      for (Location loc : locations)
+        json.object([&] { writeEntry(json, loc); });
+    });
+  }
+
+private:
+  /// A location as the file, line and column a user can open (the innermost
+  /// Python frame for JAX input), plus MLIR's spelling of it: whole, or as
+  /// `callsite(callee at caller)` and `"name"(child)` by the indices of the
+  /// parts.
+  void writeEntry(llvm::json::OStream &json, Location loc) const {
+    if (std::optional<hostoffload::SourcePosition> position =
+            hostoffload::findSourcePosition(loc)) {
+      json.attribute("file", hostoffload::toValidUTF8(position->file));
+      json.attribute("line", position->line);
+      json.attribute("column", position->column);
+    } else {
+      json.attribute("file", nullptr);
+      json.attribute("line", nullptr);
+      json.attribute("column", nullptr);
+    }
+    if (auto callSite = llvm::dyn_cast<CallSiteLoc>(loc)) {
+      json.attribute("callee", indices.lookup(callSite.getCallee()));
+      json.attribute("caller", indices.lookup(callSite.getCaller()));
+      return;
+    }
+    auto name = llvm::dyn_cast<NameLoc>(loc);
+    if (name && !llvm::isa<UnknownLoc>(name.getChildLoc())) {
+      // MLIR's spelling of the name alone: `loc("name")` without `loc(`.
+      std::string spelling = printLocation(NameLoc::get(name.getName()));
+      json.attribute("name",
+                     hostoffload::toValidUTF8(llvm::StringRef(spelling)
+                                                  .drop_front(4)
+                                                  .drop_back(1)));
+      json.attribute("child", indices.lookup(name.getChildLoc()));
+      return;
+    }
+    json.attribute("mlir", hostoffload::toValidUTF8(printLocation(loc)));
+  }
+
+  llvm::DenseMap<Location, unsigned> indices;
+  std::vector<Location> locations;
+};
+
+void writeStart(llvm::json::OStream &json, const hostoffload::TraceStart &start,
+                LocationTable &locations) {
   json.object([&] {
     json.attribute("kind", start.kind == hostoffload::TraceStart::Kind::Argument
                                ? "argument"
@@ -95,16 +169,15 @@ void writeStart(llvm::json::OStream &json,
       json.attribute("argument_index", nullptr);
     json.attribute("name", hostoffload::toValidUTF8(start.name));
     json.attribute("reason", hostoffload::toValidUTF8(start.reason));
-    json.attributeBegin("location");
-    writeLocation(json, start.loc);
-    json.attributeEnd();
+    json.attribute("location", locations.indexOf(start.loc));
     if (!start.xlaName.empty())
       json.attribute("xla_name", hostoffload::toValidUTF8(start.xlaName));
   });
 }
 
 void writeFinding(llvm::json::OStream &json,
-                  const hostoffload::Finding &finding, bool strict) {
+                  const hostoffload::Finding &finding, bool strict,
+                  LocationTable &locations) {
   json.object([&] {
     // A strict row names only errors: under allow-h2h-copy, host compute
     // that is only copies stays a warning of its lenient code.
@@ -113,16 +186,12 @@ void writeFinding(llvm::json::OStream &json,
                    hostoffload::getFindingCodeName(finding.code, strictRow));
     json.attribute("severity", hostoffload::getSeverityName(finding.severity));
     json.attribute("message", hostoffload::toValidUTF8(finding.message));
-    json.attributeBegin("location");
-    writeLocation(json, finding.loc);
-    json.attributeEnd();
+    json.attribute("location", locations.indexOf(finding.loc));
     json.attributeArray("notes", [&] {
       for (const hostoffload::FindingNote &note : finding.notes)
         json.object([&] {
           json.attribute("message", hostoffload::toValidUTF8(note.message));
-          json.attributeBegin("location");
-          writeLocation(json, note.loc);
-          json.attributeEnd();
+          json.attribute("location", locations.indexOf(note.loc));
         });
     });
     if (finding.outputIndex)
@@ -145,9 +214,7 @@ void writeFinding(llvm::json::OStream &json,
       for (const hostoffload::PathStep &step : finding.path)
         json.object([&] {
           json.attribute("what", hostoffload::toValidUTF8(step.what));
-          json.attributeBegin("location");
-          writeLocation(json, step.loc);
-          json.attributeEnd();
+          json.attribute("location", locations.indexOf(step.loc));
         });
     });
     json.attribute("path_steps_omitted",
@@ -311,14 +378,16 @@ MlirLogicalResult hostoffloadAnalyzeToJson(MlirOperation module,
       return;
     json.attribute("entry",
                    hostoffload::toValidUTF8(report->entry.getSymName()));
+    LocationTable locations;
     json.attributeArray("starts", [&] {
       for (const hostoffload::TraceStart &start : report->starts)
-        writeStart(json, start);
+        writeStart(json, start, locations);
     });
     json.attributeArray("findings", [&] {
       for (const hostoffload::Finding &finding : report->findings)
-        writeFinding(json, finding, strict);
+        writeFinding(json, finding, strict, locations);
     });
+    locations.write(json);
   });
   callback(wrap(llvm::StringRef(text)), userData);
   return wrap(success(succeeded(report)));
