@@ -5,9 +5,11 @@
 #include "hostoffload/Names.h"
 
 #include "mlir/IR/BuiltinTypes.h"
+#include "llvm/ADT/MapVector.h"
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/StringExtras.h"
 
+#include <optional>
 #include <string>
 #include <tuple>
 #include <utility>
@@ -242,6 +244,14 @@ void FindingBuilder::addFixes(Finding &finding,
 
 void FindingBuilder::reportHostCompute() {
   FindingCode code = FindingCode::ImplicitHostCompute;
+  // One finding per code and location of the first op: a layer scanned or
+  // unrolled, or an update mapped over a tree of parameters, computes on
+  // thousands of starts at one line. The other starts are counted in a note.
+  struct Group {
+    std::optional<Finding> finding;
+    llvm::SmallVector<unsigned, 1> startIndices;
+  };
+  llvm::MapVector<std::pair<Location, const FindingCodeInfo *>, Group> groups;
   for (auto &[startIndex, ops] : walk.getHostComputeOps()) {
     const TraceStart &start = report.starts[startIndex];
     // Strict mode refuses host compute; XLA's h2h relaxation lets copies
@@ -250,6 +260,10 @@ void FindingBuilder::reportHostCompute() {
     const FindingCodeInfo &info = getFindingCodeInfo(code, refused);
     Operation *first =
         refused && allowH2hCopy ? ops.firstNonCopy : ops.shown.front();
+    Group &group = groups[{first->getLoc(), &info}];
+    group.startIndices.push_back(startIndex);
+    if (group.finding)
+      continue;
     std::string what = ("'" + first->getName().getStringRef() +
                         "' computes on a tensor in host memory (moved to host "
                         "starting from " +
@@ -281,12 +295,35 @@ void FindingBuilder::reportHostCompute() {
           {first->getLoc(), "and " + std::to_string(ops.count - shownCount) +
                                 " more ops compute on host memory from " +
                                 start.name});
+    group.finding = std::move(finding);
+  }
+  for (auto &[key, group] : groups) {
+    Finding &finding = *group.finding;
+    if (group.startIndices.size() > 1)
+      finding.notes.push_back(
+          {finding.loc, describeOtherStarts(group.startIndices)});
     // Errors come first in the report.
-    if (info.severity == Severity::Error)
+    if (finding.severity == Severity::Error)
       report.findings.push_back(std::move(finding));
     else
       warnings.add(std::move(finding));
   }
+}
+
+std::string FindingBuilder::describeOtherStarts(
+    llvm::ArrayRef<unsigned> startIndices) const {
+  llvm::ArrayRef<unsigned> others = startIndices.drop_front();
+  llvm::ArrayRef<unsigned> shown = others.take_front(kHostComputeOpsShown);
+  std::string text =
+      "ops here compute on " + std::to_string(startIndices.size()) +
+      " tensors in host memory in all; also moved to host starting from " +
+      llvm::join(
+          llvm::map_range(
+              shown, [&](unsigned index) { return report.starts[index].name; }),
+          ", ");
+  if (others.size() > shown.size())
+    text += " and " + std::to_string(others.size() - shown.size()) + " more";
+  return text;
 }
 
 } // namespace hostoffload

@@ -21,6 +21,7 @@
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 
 #include <optional>
+#include <string>
 #include <vector>
 
 namespace hostoffload {
@@ -42,9 +43,11 @@ public:
   /// it pass.
   void reportOutputs();
 
-  /// Adds one HOW101 warning (HOE101 error under `strict`) per start whose host
-  /// memory device ops compute on: a host tensor feeding a thousand device
-  /// ops is one problem to fix, and a thousand diagnostics would bury it.
+  /// Adds one HOW101 warning (HOE101 error under `strict`) per location where
+  /// device ops first compute on the host memory of a start: a host tensor
+  /// feeding a thousand device ops is one problem to fix, and so is a line
+  /// computing on a thousand host tensors; a thousand diagnostics would bury
+  /// it. Each lists the other ops of its first start and the other starts.
   void reportHostCompute();
 
 private:
@@ -53,6 +56,9 @@ private:
   Finding buildMismatch(const Node &node, unsigned id, unsigned output,
                         const DeclaredMemoryKind &declared, mlir::Location loc,
                         llvm::StringRef functionName);
+  /// The note of a HOW101 at a location where the first op computing on each
+  /// of `startIndices` is: how many, and the names of the others.
+  std::string describeOtherStarts(llvm::ArrayRef<unsigned> startIndices) const;
   void addFixes(Finding &finding, const DeclaredMemoryKind &declared,
                 mlir::Location loc, const std::string &outputName,
                 llvm::StringRef functionName);
