@@ -22,6 +22,7 @@
 
 #include "mlir/IR/AttrTypeSubElements.h"
 #include "mlir/IR/Diagnostics.h"
+#include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/Support/ErrorHandling.h"
 #include "llvm/Support/JSON.h"
@@ -118,14 +119,22 @@ analyzeHostOffload(ModuleOp module, const HostOffloadOptions &options) {
 }
 
 void emitFindings(const HostOffloadReport &report) {
+  // Findings share few locations (an E1200's notes are mostly at its output),
+  // and rewriting one walks its whole call stack: each is rewritten once.
+  llvm::DenseMap<Location, Location> editorLocs;
+  auto editorLoc = [&](Location loc) {
+    auto [entry, added] = editorLocs.try_emplace(loc, loc);
+    if (added)
+      entry->second = withEditorColumns(loc);
+    return entry->second;
+  };
   for (const Finding &finding : report.findings) {
-    Location loc = withEditorColumns(finding.loc);
+    Location loc = editorLoc(finding.loc);
     InFlightDiagnostic diagnostic =
         finding.severity == Severity::Error ? emitError(loc) : emitWarning(loc);
     diagnostic << toValidUTF8(finding.message);
     for (const FindingNote &note : finding.notes)
-      diagnostic.attachNote(withEditorColumns(note.loc))
-          << toValidUTF8(note.message);
+      diagnostic.attachNote(editorLoc(note.loc)) << toValidUTF8(note.message);
   }
 }
 
