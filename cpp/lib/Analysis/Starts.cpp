@@ -34,7 +34,7 @@ std::string getInstructionName(Location loc) {
 /// reshape that is a bitcast; and the sharding wrappers, which XLA has
 /// removed by then.
 bool isPassedBeforeStart(Operation *op) {
-  if (op->getNumResults() != 1)
+  if (op->getNumOperands() != 1 || op->getNumResults() != 1)
     return false;
   llvm::StringRef name = op->getName().getStringRef();
   if (name == names::kCustomCallOp)

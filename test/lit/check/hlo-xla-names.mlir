@@ -96,3 +96,17 @@
     "func.return"(%1#0, %1#1) : (tensor<8xf32>, tensor<8xf32>) -> ()
   }) : () -> ()
 }) {hostoffload.hlo_entry = {arguments = ["x.1", "y.1"], root = "tuple.4"}, mhlo.frontend_attributes = {arg_memory_spaces = "0;0", out_memory_spaces = "0;0"}} : () -> ()
+
+// -----
+
+// A malformed bitcast (no operand) before a move to host: no name, no crash.
+// CHECK-LABEL: starting from 'MoveToHost') {{.*}}output 0
+"builtin.module"() ({
+  "func.func"() <{function_type = () -> (tensor<8xf32>, tensor<8xf32>), sym_name = "main"}> ({
+    %0 = "mhlo.bitcast"() : () -> tensor<8xf32> loc("bitcast.1")
+    %1 = "stablehlo.custom_call"(%0) <{call_target_name = "MoveToHost"}> : (tensor<8xf32>) -> tensor<8xf32> loc("custom-call.2")
+    %2 = "mhlo.bitcast"(%1) : (tensor<8xf32>) -> tensor<8xf32> loc("bitcast.3")
+    %3 = "mhlo.copy"() : () -> tensor<8xf32> loc("copy.4")
+    "func.return"(%2, %3) : (tensor<8xf32>, tensor<8xf32>) -> ()
+  }) : () -> ()
+}) {hostoffload.hlo_entry = {arguments = 3 : i32, root = 7 : i32}, mhlo.frontend_attributes = {out_memory_spaces = "0;0"}} : () -> ()
