@@ -29,6 +29,7 @@ repository root::
 from __future__ import annotations
 
 import argparse
+import contextlib
 import fcntl
 import gc
 import json
@@ -225,12 +226,14 @@ def libtpu_python(given: str | None) -> str:
     return python
 
 
-def xla_seconds(python: str, path: Path) -> tuple[float | None, str]:
-    """XLA:TPU on ``path``, holding the differential harness's lock so that no other libtpu
-    process runs at the same time."""
-    LIBTPU_USERS_LOCK.parent.mkdir(parents=True, exist_ok=True)
-    with LIBTPU_USERS_LOCK.open("w") as handle:
-        fcntl.flock(handle, fcntl.LOCK_EX)
+def xla_seconds(python: str, path: Path, extra_locks: list[Path]) -> tuple[float | None, str]:
+    """XLA:TPU on ``path``, holding the differential harness's lock (and ``extra_locks``, those
+    other libtpu users on the machine take) so that no other libtpu process runs at the same
+    time."""
+    with contextlib.ExitStack() as held:
+        for lock in (LIBTPU_USERS_LOCK, *extra_locks):
+            lock.parent.mkdir(parents=True, exist_ok=True)
+            fcntl.flock(held.enter_context(lock.open("a")), fcntl.LOCK_EX)
         return xla_compile(python, path)
 
 
@@ -274,6 +277,13 @@ def main() -> None:
     parser.add_argument("--xla", action="store_true", help="also time XLA:TPU (needs libtpu)")
     parser.add_argument("--xla-python", help="the Python with libtpu for --xla (default: this)")
     parser.add_argument(
+        "--xla-lock",
+        type=Path,
+        action="append",
+        default=[],
+        help="another lock file that libtpu users share, held while XLA compiles (repeatable)",
+    )
+    parser.add_argument(
         "--one", nargs=4, metavar=("MODEL", "VARIANT", "UNITS", "OUT"), help=argparse.SUPPRESS
     )
     args = parser.parse_args()
@@ -305,7 +315,7 @@ def main() -> None:
                     row = json.loads(child.stdout.splitlines()[-1])
                     if xla_python:
                         row["xla_s"], row["xla_status"] = xla_seconds(
-                            xla_python, Path(row["module"])
+                            xla_python, Path(row["module"]), args.xla_lock
                         )
                     if args.data is None:
                         Path(row["module"]).unlink()
