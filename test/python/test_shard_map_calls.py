@@ -176,3 +176,35 @@ def test_recursion_is_hoe103_at_the_call_that_closes_the_cycle(tmp_path: Path) -
     result = run_offload_opt(path, "--host-offload-check")
     assert result.returncode == 1, result.stderr
     assert "recursive.mlir:10:8: error: HOE103: recursive call: @f -> @g -> @f" in result.stderr
+
+
+def test_the_differential_summary_never_counts_an_unloadable_module_as_agreement() -> None:
+    from tools.differential import run
+
+    def entry(exit_code: int, ours: list[int], xla: list[int]) -> dict[str, object]:
+        checker = {"e1200_outputs": ours, "exit_code": exit_code, "crashed": False}
+        checker["loaded"] = exit_code in (0, 1)
+        agrees = checker["loaded"] and ours == xla
+        return {
+            "kind": "program",
+            "checker": checker,
+            "agrees": agrees,
+            "xla": {"status": "e1200" if xla else "ok", "e1200_outputs": xla},
+        }
+
+    modules = {
+        "agrees": entry(1, [0], [0]),
+        "unloadable_xla_accepts": entry(2, [], []),
+        "unloadable_xla_rejects": entry(2, [], [0]),
+        "disagrees": entry(0, [], [0]),
+    }
+    summary = run.summary(modules)
+    assert summary["agree"] == 1
+    assert summary["unloadable"] == ["unloadable_xla_accepts", "unloadable_xla_rejects"]
+    assert summary["disagree"] == ["disagrees"]
+    assert summary["by_kind"]["program"] == {
+        "modules": 4,
+        "agree": 1,
+        "disagree": 1,
+        "unloadable": 2,
+    }
