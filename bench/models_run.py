@@ -9,8 +9,8 @@ For every model, variant (``ok``, ``e1200``) and size it reports, in one run:
   analysis writing its JSON), ``report`` (the JSON decoded into a ``Report``); and, for the
   ideas of issue 20, the print without debug information and the report built with Python's
   cyclic GC off;
-- the findings: how many, their JSON's size, and how much of it is notes repeating their
-  finding's location;
+- the findings: how many, their JSON's size, and how much of it is the table of distinct
+  locations they refer to;
 - ``offload-opt``'s native driver (which reads the generic text as it is) on the text: MLIR's
   parse and the check pass (``--mlir-timing``), with its peak RSS; and the peak RSS of the
   measuring process after lowering and after checking;
@@ -87,21 +87,18 @@ def peak_rss_mb() -> float:
 
 
 def findings_size(text: str) -> dict[str, int]:
-    """How large the analysis' findings are, and how much of them is notes repeating the
-    location of their finding."""
+    """How large the analysis' findings are, and how much of that is the table of the distinct
+    locations they refer to."""
     data = json.loads(text)
-    repeated = sum(
-        len(json.dumps(note["location"], separators=(",", ":")))
-        for finding in data.get("findings", [])
-        for note in finding["notes"]
-        if note["location"] == finding["location"]
-    )
+    findings = data.get("findings", [])
+    locations = data.get("locations", [])
     return {
-        "findings": len(data.get("findings", [])),
-        "e1200": sum(f["code"] == "E1200" for f in data.get("findings", [])),
-        "notes": sum(len(f["notes"]) for f in data.get("findings", [])),
+        "findings": len(findings),
+        "e1200": sum(f["code"] == "E1200" for f in findings),
+        "notes": sum(len(f["notes"]) for f in findings),
         "json_bytes": len(text.encode()),
-        "repeated_location_bytes": repeated,
+        "locations": len(locations),
+        "location_bytes": len(json.dumps(locations, separators=(",", ":")).encode()),
     }
 
 
@@ -240,7 +237,7 @@ def xla_seconds(python: str, path: Path, extra_locks: list[Path]) -> tuple[float
 def table(rows: list[dict[str, Any]]) -> str:
     lines = [
         "| model | variant | ops | lower s | check s | check/lower | print | parse | analysis "
-        "| report | report/check | opt parse s | opt pass/parse | findings (KB, repeated loc) "
+        "| report | report/check | opt parse s | opt pass/parse | findings (KB, locations) "
         "| RSS MB (lowered, checked, opt) | XLA:TPU s | verdict |",
         "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|",
     ]
@@ -250,14 +247,14 @@ def table(rows: list[dict[str, Any]]) -> str:
             xla = r["xla_status"]
         expected = (r["report_e1200"] > 0) == (r["variant"] == "e1200")
         verdict = f"{r['report_e1200']} E1200" + ("" if expected else " UNEXPECTED")
-        repeated = r["repeated_location_bytes"] / r["json_bytes"] if r["json_bytes"] else 0
+        locations = r["location_bytes"] / r["json_bytes"] if r["json_bytes"] else 0
         lines.append(
             f"| {r['model']} | {r['variant']} | {r['ops']:,} | {r['lower_s']:.2f} | "
             f"{r['check_s']:.3f} | {r['check_s'] / r['lower_s']:.2f} | {r['print_s']:.3f} | "
             f"{r['parse_s']:.3f} | {r['analysis_s']:.3f} | {r['report_s']:.3f} | "
             f"{r['report_s'] / r['check_s']:.2f} | {r['opt_parse_s']:.3f} | "
             f"{r['opt_pass_s'] / r['opt_parse_s']:.3f} | {r['findings']} "
-            f"({r['json_bytes'] / 1024:.0f}, {repeated:.0%}) | {r['rss_lowered_mb']:.0f}, "
+            f"({r['json_bytes'] / 1024:.0f}, {locations:.0%}) | {r['rss_lowered_mb']:.0f}, "
             f"{r['rss_checked_mb']:.0f}, {r['opt_rss_mb']:.0f} | {xla} | {verdict} |"
         )
     return "\n".join(lines)
