@@ -276,7 +276,7 @@ CASES: dict[str, Case] = {
             f"%0 = call @main(%arg0) : ({T}) -> {T}\n"
             f'%1 = "stablehlo.add"(%0, %arg0) : ({T}, {T}) -> {T}\nreturn %1 : {T}'
         ),
-        codes=("E1200", "HOW101"),
+        codes=("E1200", "HOE103", "HOW101"),
     ),
     "mutually_recursive": Case(
         main(
@@ -286,7 +286,7 @@ CASES: dict[str, Case] = {
             f"func.func private @g(%a: {T}) -> {T} {{\n%0 = call @f(%a) : ({T}) -> {T}\n"
             f"return %0 : {T}\n}}",
         ),
-        codes=("E1200", "HOW101"),
+        codes=("E1200", "HOE103", "HOW101"),
     ),
     "recursion_through_an_ill_typed_tuple": Case(
         main(
@@ -294,7 +294,7 @@ CASES: dict[str, Case] = {
             after=f"func.func private @f(%a: {T}) -> {T} {{\n%0 = call @f(%a) : ({T}) -> {T}\n"
             f'%1 = "stablehlo.tuple"(%a, %0) : ({T}, {T}) -> {T}\nreturn %1 : {T}\n}}',
         ),
-        codes=("E1200",),
+        codes=("E1200", "HOE103"),
     ),
     "call_to_a_missing_function": Case(
         main(f"%0 = call @missing(%arg0) : ({T}) -> {T}\nreturn %0 : {T}"),

@@ -238,19 +238,22 @@ def _run_driver(
                 outcome.problems.append(("driver-hang", f"offload-opt {flag}"))
                 continue
             stderr = result.stderr.decode(errors="replace")
-            if result.returncode not in (0, 1) or any(m in stderr for m in CRASH_MARKERS):
+            # Exit 2: input offload-opt cannot use, which the API raises InputError for.
+            if result.returncode not in (0, 1, 2) or any(m in stderr for m in CRASH_MARKERS):
                 outcome.problems.append(
                     ("driver-crash", f"offload-opt {flag}: exit {result.returncode}\n{stderr}")
                 )
                 continue
-            expected = (
-                int(report is None or not report.ok) if what == "check" else int(not verdicts[what])
-            )
-            if result.returncode != expected:
+            if what == "check":
+                agrees = result.returncode == (2 if report is None else int(not report.ok))
+            else:
+                agrees = (result.returncode == 0) == verdicts[what]
+            if not agrees:
                 outcome.problems.append(
                     (
                         "driver-verdict",
-                        f"offload-opt {flag} exit {result.returncode}, API {expected}",
+                        f"offload-opt {flag} exit {result.returncode}, API report "
+                        f"{report is not None}, fixes {verdicts}",
                     )
                 )
 
