@@ -1,4 +1,4 @@
-//===- LargeArrayAllocator.cpp - arrays in transparent huge pages ---------===//
+//===- LargeArrayAllocator.cpp - where the analysis's memory comes from ---===//
 
 #include "LargeArrayAllocator.h"
 
@@ -10,6 +10,9 @@
 
 #if defined(__linux__)
 #include <sys/mman.h>
+#endif
+#if defined(__GLIBC__)
+#include <pthread.h>
 #endif
 
 namespace hostoffload {
@@ -54,6 +57,24 @@ void deallocateLargeArray(void *memory, size_t bytes) {
 void *allocateLargeArray(size_t bytes) { return ::operator new(bytes); }
 
 void deallocateLargeArray(void *memory, size_t) { ::operator delete(memory); }
+#endif
+
+#if defined(__GLIBC__)
+static void *runWork(void *work) {
+  (*static_cast<llvm::function_ref<void()> *>(work))();
+  return nullptr;
+}
+
+void runWithOwnHeap(llvm::function_ref<void()> work) {
+  pthread_t thread;
+  if (pthread_create(&thread, nullptr, runWork, &work) != 0) {
+    work();
+    return;
+  }
+  pthread_join(thread, nullptr);
+}
+#else
+void runWithOwnHeap(llvm::function_ref<void()> work) { work(); }
 #endif
 
 } // namespace hostoffload

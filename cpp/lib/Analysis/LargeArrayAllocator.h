@@ -1,16 +1,19 @@
-//===- LargeArrayAllocator.h - arrays in transparent huge pages -*- C++ -*-===//
+//===- LargeArrayAllocator.h - the analysis's memory ------------*- C++ -*-===//
 //
 // The analysis writes its tables into memory the process has not touched
 // before, and on the project's machine the first write to each 4 KiB page
 // costs about 2 us in the kernel, up to a fifth of a check of a million-op
 // module. Arrays of 1 MiB or more are therefore mapped on 2 MiB boundaries
 // and offered to the kernel for transparent huge pages, where one fault maps
-// 2 MiB. Elsewhere, and for smaller arrays, they come from `operator new`.
+// 2 MiB. Elsewhere, and for smaller arrays, they come from `operator new`,
+// from a heap of the analysis's own (`runWithOwnHeap`).
 //
 //===----------------------------------------------------------------------===//
 
 #ifndef HOSTOFFLOAD_LIB_ANALYSIS_LARGEARRAYALLOCATOR_H
 #define HOSTOFFLOAD_LIB_ANALYSIS_LARGEARRAYALLOCATOR_H
+
+#include "llvm/ADT/STLFunctionalExtras.h"
 
 #include <cstddef>
 #include <vector>
@@ -22,6 +25,18 @@ void *allocateLargeArray(size_t bytes);
 
 /// Frees memory of `allocateLargeArray(bytes)`.
 void deallocateLargeArray(void *memory, size_t bytes);
+
+/// Runs `work` on a thread of its own and waits for it to end, so that what
+/// `work` allocates comes from a heap the parser's freed memory is not in.
+/// After parsing a module, glibc's main heap holds a chunk for every value
+/// name the parser freed (a million at a million ops), and the first
+/// allocations that miss its caches sort them into bins: 0.1-0.3 s of the
+/// first check of such a module (docs/performance.md). A new thread
+/// allocates from an arena of its own. Where that is not so (another C
+/// library) or no thread can be started, `work` runs here. The thread's
+/// stack is as large as glibc makes any thread's: the main thread's limit
+/// (RLIMIT_STACK).
+void runWithOwnHeap(llvm::function_ref<void()> work);
 
 /// A standard allocator for the analysis's large arrays.
 template <typename T> struct LargeArrayAllocator {

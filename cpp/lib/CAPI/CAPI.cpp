@@ -6,6 +6,8 @@
 #include "hostoffload/ModuleVerifier.h"
 #include "hostoffload/Passes.h"
 
+#include "../Analysis/LargeArrayAllocator.h"
+
 #include "mlir/CAPI/IR.h"
 #include "mlir/CAPI/Support.h"
 #include "mlir/IR/Diagnostics.h"
@@ -321,33 +323,11 @@ MlirModule hostoffloadParseModule(MlirContext context, MlirStringRef text,
   return MlirModule{nullptr};
 }
 
-MlirLogicalResult hostoffloadVerify(MlirOperation op,
-                                    MlirStringCallback callback,
-                                    void *userData) {
-  llvm::SmallVector<CapturedError> errors;
-  bool verified;
-  {
-    ErrorCollector collector(unwrap(op)->getContext());
-    verified = succeeded(hostoffload::verifyModule(unwrap(op)));
-    errors = std::move(collector.errors);
-  }
-  if (verified)
-    return wrap(success());
-  std::string output;
-  llvm::raw_string_ostream os(output);
-  llvm::json::OStream json(os);
-  json.object([&] { writeErrors(json, errors); });
-  callback(wrap(llvm::StringRef(output)), userData);
-  return wrap(failure());
-}
-
-MlirLogicalResult hostoffloadAnalyzeToJson(MlirOperation module,
-                                           MlirStringRef entry, bool strict,
-                                           bool verified, bool allowH2hCopy,
-                                           MlirStringCallback callback,
-                                           void *userData) {
+/// The analysis of `module` as JSON into `text`; whether it succeeded.
+static bool analyzeToJson(MlirOperation module, MlirStringRef entry,
+                          bool strict, bool verified, bool allowH2hCopy,
+                          std::string &text) {
   Operation *op = unwrap(module);
-  std::string text;
   llvm::raw_string_ostream os(text);
   llvm::json::OStream json(os);
 
@@ -389,6 +369,43 @@ MlirLogicalResult hostoffloadAnalyzeToJson(MlirOperation module,
     });
     locations.write(json);
   });
+  return succeeded(report);
+}
+
+MlirLogicalResult hostoffloadVerify(MlirOperation op,
+                                    MlirStringCallback callback,
+                                    void *userData) {
+  llvm::SmallVector<CapturedError> errors;
+  bool verified;
+  {
+    ErrorCollector collector(unwrap(op)->getContext());
+    verified = succeeded(hostoffload::verifyModule(unwrap(op)));
+    errors = std::move(collector.errors);
+  }
+  if (verified)
+    return wrap(success());
+  std::string output;
+  llvm::raw_string_ostream os(output);
+  llvm::json::OStream json(os);
+  json.object([&] { writeErrors(json, errors); });
+  callback(wrap(llvm::StringRef(output)), userData);
+  return wrap(failure());
+}
+
+MlirLogicalResult hostoffloadAnalyzeToJson(MlirOperation module,
+                                           MlirStringRef entry, bool strict,
+                                           bool verified, bool allowH2hCopy,
+                                           MlirStringCallback callback,
+                                           void *userData) {
+  // The JSON included: the first allocations after the parser's would
+  // otherwise pay for sorting what it freed (runWithOwnHeap). The callback
+  // runs here, on the caller's thread.
+  std::string text;
+  bool analyzed = false;
+  hostoffload::runWithOwnHeap([&] {
+    analyzed =
+        analyzeToJson(module, entry, strict, verified, allowH2hCopy, text);
+  });
   callback(wrap(llvm::StringRef(text)), userData);
-  return wrap(success(succeeded(report)));
+  return wrap(success(analyzed));
 }
