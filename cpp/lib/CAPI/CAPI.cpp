@@ -146,9 +146,8 @@ private:
       // MLIR's spelling of the name alone: `loc("name")` without `loc(`.
       std::string spelling = printLocation(NameLoc::get(name.getName()));
       json.attribute("name",
-                     hostoffload::toValidUTF8(llvm::StringRef(spelling)
-                                                  .drop_front(4)
-                                                  .drop_back(1)));
+                     hostoffload::toValidUTF8(
+                         llvm::StringRef(spelling).drop_front(4).drop_back(1)));
       json.attribute("child", indices.lookup(name.getChildLoc()));
       return;
     }
