@@ -142,7 +142,8 @@ def test_ignore_of_a_former_code_names_the_code_it_became() -> None:
 def test_ignore_of_an_unknown_code_is_a_usage_error() -> None:
     result = run_hostoffload("check", "--ignore", "W9999", EXAMPLE)
     assert result.returncode == 2
-    assert "unknown code 'W9999'; the codes are E1200, HOW101, HOE101, HOW102" in result.stderr
+    assert "unknown code 'W9999'; the codes are E1200, HOE102, " in result.stderr
+    assert "HOW101, HOE101, HOW102" in result.stderr
     assert_no_traceback(result)
 
 
