@@ -2,6 +2,7 @@
 
 // CHECK: Available Dialects: builtin, func
 // CHECK: --host-offload-check
+// CHECK-NEXT: --allow-h2h-copy
 // CHECK-NEXT: --entry=<string>
 // CHECK-NEXT: --strict
 // CHECK: --host-offload-fix
