@@ -3,6 +3,8 @@
 #include "hostoffload/HostOffloadAnalysis.h"
 #include "hostoffload/Passes.h"
 
+#include "mlir/IR/Diagnostics.h"
+
 #include "Analysis/LargeArrayAllocator.h"
 
 namespace hostoffload {
@@ -21,14 +23,24 @@ struct HostOffloadCheckPass
     // spares the pass manager a re-verification of the whole module.
     markAllAnalysesPreserved();
     mlir::FailureOr<HostOffloadReport> report = mlir::failure();
-    // Diagnostics included: the first allocations after the parser's would
-    // otherwise pay for sorting what it freed (runWithOwnHeap).
+    // The analysis runs on a heap of its own (runWithOwnHeap), but whatever it
+    // reports goes to the context's handlers from this thread: a handler may
+    // be Python's, which must not be called from a thread Python does not
+    // know.
+    llvm::SmallVector<mlir::Diagnostic> raised;
     runWithOwnHeap([&] {
+      mlir::ScopedDiagnosticHandler keep(
+          &getContext(), [&](mlir::Diagnostic &diagnostic) {
+            raised.push_back(std::move(diagnostic));
+            return mlir::success();
+          });
       report = analyzeHostOffload(
           getOperation(), HostOffloadOptions{entry, strict, allowH2hCopy});
-      if (mlir::succeeded(report))
-        emitFindings(*report);
     });
+    for (mlir::Diagnostic &diagnostic : raised)
+      getContext().getDiagEngine().emit(std::move(diagnostic));
+    if (mlir::succeeded(report))
+      emitFindings(*report);
     if (mlir::failed(report)) {
       signalPassFailure();
       return;

@@ -160,8 +160,7 @@ Finding FindingBuilder::buildMismatch(const Node &node, unsigned id,
           : firstStart.name + ", XLA: '" + firstStart.xlaName + "'";
   finding.message =
       (getFindingCodeInfo(code, strict).name +
-       ": Tensor which is moved to host (starting from " +
-       paths.getFirstStart(id).name +
+       ": Tensor which is moved to host (starting from " + startName +
        ") is returned from the entry computation but the layout for this "
        "output is not set to host memory; " +
        outputWithInfo + " " + declaration)

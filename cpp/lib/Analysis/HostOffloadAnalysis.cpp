@@ -10,8 +10,8 @@
 
 #include "hostoffload/HostOffloadAnalysis.h"
 
-#include "DynamicUpdateSlices.h"
 #include "CallCycles.h"
+#include "DynamicUpdateSlices.h"
 #include "Findings.h"
 #include "OpRules.h"
 #include "Starts.h"
@@ -112,9 +112,9 @@ analyzeHostOffload(ModuleOp module, const HostOffloadOptions &options) {
                           starts.getResultKinds(), warnings);
   findings.reportOutputs();
   findings.reportHostCompute();
+  reportDynamicUpdateSlices(module, *entry, options, walk, rules, report);
   reportCallCycles(module, *entry, report.findings);
   warnings.moveTo(report.findings);
-  reportDynamicUpdateSlices(module, *entry, options, walk, rules, report);
   return report;
 }
 

@@ -279,8 +279,7 @@ HostoffloadFindingCode hostoffloadGetFindingCode(intptr_t index) {
 }
 
 intptr_t hostoffloadGetNumFormerFindingCodes(void) {
-  return static_cast<intptr_t>(
-      hostoffload::getFormerFindingCodeNames().size());
+  return static_cast<intptr_t>(hostoffload::getFormerFindingCodeNames().size());
 }
 
 HostoffloadFormerFindingCode hostoffloadGetFormerFindingCode(intptr_t index) {
@@ -345,9 +344,8 @@ static bool analyzeToJson(MlirOperation module, MlirStringRef entry,
     // result, return operands matching the results, ...).
     if (verified || succeeded(hostoffload::verifyModule(moduleOp)))
       report = hostoffload::analyzeHostOffload(
-          moduleOp,
-          hostoffload::HostOffloadOptions{unwrap(entry).str(), strict,
-                                          allowH2hCopy});
+          moduleOp, hostoffload::HostOffloadOptions{unwrap(entry).str(), strict,
+                                                    allowH2hCopy});
     errors = std::move(collector.errors);
   }
 
