@@ -70,20 +70,27 @@ std::string printLocation(Location loc) {
   return text;
 }
 
-/// A location as the file, line and column a user can open (the innermost
-/// Python frame for JAX input), plus MLIR's own spelling of it.
+/// The file, line and column of `loc` a user can open (the innermost Python
+/// frame for JAX input), as attributes of the object being written.
+void writeSourcePosition(llvm::json::OStream &json, Location loc) {
+  std::optional<hostoffload::SourcePosition> position =
+      hostoffload::findSourcePosition(loc);
+  if (!position) {
+    json.attribute("file", nullptr);
+    json.attribute("line", nullptr);
+    json.attribute("column", nullptr);
+    return;
+  }
+  json.attribute("file", hostoffload::toValidUTF8(position->file));
+  json.attribute("line", position->line);
+  json.attribute("column", position->column);
+}
+
+/// A location as the file, line and column a user can open, plus MLIR's own
+/// spelling of it.
 void writeLocation(llvm::json::OStream &json, Location loc) {
   json.object([&] {
-    if (std::optional<hostoffload::SourcePosition> position =
-            hostoffload::findSourcePosition(loc)) {
-      json.attribute("file", hostoffload::toValidUTF8(position->file));
-      json.attribute("line", position->line);
-      json.attribute("column", position->column);
-    } else {
-      json.attribute("file", nullptr);
-      json.attribute("line", nullptr);
-      json.attribute("column", nullptr);
-    }
+    writeSourcePosition(json, loc);
     json.attribute("mlir", hostoffload::toValidUTF8(printLocation(loc)));
   });
 }
@@ -126,16 +133,7 @@ private:
   /// `callsite(callee at caller)` and `"name"(child)` by the indices of the
   /// parts.
   void writeEntry(llvm::json::OStream &json, Location loc) const {
-    if (std::optional<hostoffload::SourcePosition> position =
-            hostoffload::findSourcePosition(loc)) {
-      json.attribute("file", hostoffload::toValidUTF8(position->file));
-      json.attribute("line", position->line);
-      json.attribute("column", position->column);
-    } else {
-      json.attribute("file", nullptr);
-      json.attribute("line", nullptr);
-      json.attribute("column", nullptr);
-    }
+    writeSourcePosition(json, loc);
     if (auto callSite = llvm::dyn_cast<CallSiteLoc>(loc)) {
       json.attribute("callee", indices.lookup(callSite.getCallee()));
       json.attribute("caller", indices.lookup(callSite.getCaller()));
