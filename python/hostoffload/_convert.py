@@ -179,7 +179,7 @@ def _hlo_to_generic(data: bytes, name: str | None, file_name: str) -> bytes:
         spaces = _hlo.memory_spaces(program_shape)
         if spaces is not None:
             _add_memory_spaces(module, *spaces)
-        _add_entry_names(module, *_hlo.entry_names(text), _hlo.leaf_counts(program_shape))
+        _add_entry_names(module, _hlo.entry_names(text), _hlo.leaf_counts(program_shape))
         return generic_text(module.operation)
 
 
@@ -231,19 +231,24 @@ def _add_memory_spaces(module: Any, arguments: list[str], results: list[str]) ->
     attributes[_FRONTEND_ATTRS] = jax_ir.DictAttr.get(entries)
 
 
-def _add_entry_names(
-    module: Any, parameters: dict[int, str], root: str | None, leaves: list[int]
-) -> None:
+def _add_entry_names(module: Any, names: _hlo.EntryNames, leaves: list[int]) -> None:
     """Records XLA's names of the entry parameters (one per function argument: a tuple
-    parameter's leaves share its name) and of the entry root as the module attribute
-    ``hostoffload.hlo_entry = {arguments = [...], root = "..."}``, for messages that name
-    what XLA's do."""
+    parameter's leaves share its name), of the entry root and of the opt-barriers' tuple
+    operands as the module attribute ``hostoffload.hlo_entry = {arguments = [...], root =
+    "...", barrier_operands = {"<barrier>" = "<tuple>"}}``, for messages that name what
+    XLA's do."""
     from jax._src.lib.mlir import ir as jax_ir
 
-    names = [parameters.get(i, "") for i, count in enumerate(leaves) for _ in range(count)]
-    entries = {"arguments": jax_ir.ArrayAttr.get([jax_ir.StringAttr.get(n) for n in names])}
-    if root is not None:
-        entries["root"] = jax_ir.StringAttr.get(root)
+    parameters = [
+        names.parameters.get(i, "") for i, count in enumerate(leaves) for _ in range(count)
+    ]
+    entries = {"arguments": jax_ir.ArrayAttr.get([jax_ir.StringAttr.get(n) for n in parameters])}
+    if names.root is not None:
+        entries["root"] = jax_ir.StringAttr.get(names.root)
+    if names.barrier_operands:
+        entries["barrier_operands"] = jax_ir.DictAttr.get(
+            {barrier: jax_ir.StringAttr.get(t) for barrier, t in names.barrier_operands.items()}
+        )
     module.operation.attributes[_hlo.ENTRY_NAMES_ATTR] = jax_ir.DictAttr.get(entries)
 
 

@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
 from typing import Any
 
 ELIDED_CONSTANT_TARGET = "hostoffload.elided_constant"
@@ -120,15 +121,33 @@ _ENTRY_PARAMETER = re.compile(
     r"\s*(?:ROOT\s+)?%?([A-Za-z_][\w.\-]*)\s*=\s[^=]*?\sparameter\((\d+)\)"
 )
 _ROOT = re.compile(r"\s*ROOT\s+%?([A-Za-z_][\w.\-]*)\s*=")
+_TUPLE = re.compile(r"\s*(?:ROOT\s+)?%?([A-Za-z_][\w.\-]*)\s*=\s[^=]*?\stuple\(")
+_BARRIER = re.compile(
+    r"\s*(?:ROOT\s+)?%?([A-Za-z_][\w.\-]*)\s*=\s[^=]*?\sopt-barrier\(%?([A-Za-z_][\w.\-]*)\)"
+)
 
 
-def entry_names(text: str) -> tuple[dict[int, str], str | None]:
-    """The names XLA gives the entry computation's parameters (by number) and its root: its
-    E1200 names the parameter a host argument starts from, and the instruction that takes a
-    moved tensor, which is the root when the move is returned as it is. The importer keeps
-    neither (parameters are named by JAX's op_name, the root tuple is flattened away)."""
+@dataclass(frozen=True)
+class EntryNames:
+    """The names XLA gives instructions of the entry computation that the importer keeps
+    nowhere: the parameters (parameters are named by JAX's op_name), the root (the root tuple
+    is flattened away) and the tuple operand of each opt-barrier (folded into the barrier,
+    which takes the tuple's elements)."""
+
+    parameters: dict[int, str]
+    root: str | None
+    barrier_operands: dict[str, str]
+
+
+def entry_names(text: str) -> EntryNames:
+    """The names of the entry computation XLA's messages use: its E1200 names the parameter a
+    host argument starts from, and the instruction that takes a moved tensor, which is the
+    root when the move is returned as it is, and the tuple when it goes into an
+    opt-barrier."""
     parameters: dict[int, str] = {}
     root = None
+    tuples: set[str] = set()
+    barriers: dict[str, str] = {}
     lines = iter(text.split("\n"))
     for line in lines:
         if _ENTRY_HEADER.match(line):
@@ -141,7 +160,12 @@ def entry_names(text: str) -> tuple[dict[int, str], str | None]:
         # A parameter can be the root itself (an argument returned as it is).
         if (found := _ROOT.match(line)) is not None:
             root = found[1]
-    return parameters, root
+        if (tuple_ := _TUPLE.match(line)) is not None:
+            tuples.add(tuple_[1])
+        if (barrier := _BARRIER.match(line)) is not None:
+            barriers[barrier[1]] = barrier[2]
+    operands = {barrier: operand for barrier, operand in barriers.items() if operand in tuples}
+    return EntryNames(parameters, root, operands)
 
 
 def leaf_counts(program_shape: Any) -> list[int]:

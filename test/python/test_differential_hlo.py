@@ -40,12 +40,6 @@ UNNAMED: dict[str, str] = {
         "XLA names its MoveToHost (custom-call.1) that replaces the second of two "
         "annotations: a name the dump before optimizations does not have"
     ),
-    "optimization_barrier_offload__out0_device.before_optimizations": (
-        "XLA names the tuple operand of the opt-barrier, which the importer drops"
-    ),
-    "optimization_barrier_offload__out0_device.host_offloader": (
-        "XLA names the tuple operand of the opt-barrier, which the importer drops"
-    ),
     "scan_offload_ys__out1_device.before_optimizations": (
         "the move to host is in a callee: XLA inlines it and renames what it inlined"
     ),

@@ -48,6 +48,8 @@ inline constexpr llvm::StringLiteral kMemorySpaceSeparator = ";";
 inline constexpr llvm::StringLiteral kHloEntryAttr = "hostoffload.hlo_entry";
 inline constexpr llvm::StringLiteral kHloEntryArguments = "arguments";
 inline constexpr llvm::StringLiteral kHloEntryRoot = "root";
+inline constexpr llvm::StringLiteral kHloEntryBarrierOperands =
+    "barrier_operands";
 
 /// Properties of stablehlo.custom_call.
 inline constexpr llvm::StringLiteral kCallTargetNameAttr = "call_target_name";

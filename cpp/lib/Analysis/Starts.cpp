@@ -64,10 +64,11 @@ std::string StartCollector::xlaArgumentName(unsigned index) const {
 /// The instruction XLA's trace starts from when it takes the moved tensor
 /// through `use`, or "" when its name is not known: inside a callee (XLA has
 /// inlined calls by then, and renamed what it inlined); an annotation (XLA
-/// replaces annotate_device_placement with a new MoveToHost); an
-/// optimization barrier or a while loop (XLA names the tuple operand that the
-/// importer dropped); the return of a lone output (XLA simplifies the root).
-/// The return of several outputs takes the entry's root tuple.
+/// replaces annotate_device_placement with a new MoveToHost); a while loop
+/// or a conditional (XLA names the tuple operand that the importer dropped);
+/// the return of a lone output (XLA simplifies the root). The return of
+/// several outputs takes the entry's root tuple, an optimization barrier the
+/// name of its tuple operand that the HLO front end recorded.
 std::string StartCollector::xlaUserName(OpOperand &use) {
   Operation *user = use.getOwner();
   if (user->getParentOfType<func::FuncOp>() != entry)
@@ -77,8 +78,16 @@ std::string StartCollector::xlaUserName(OpOperand &use) {
     auto root = hloEntry.getAs<StringAttr>(names::kHloEntryRoot);
     return root && entry.getNumResults() > 1 ? root.getValue().str() : "";
   }
-  if (name == names::kOptimizationBarrierOp || name == names::kWhileOp ||
-      name == names::kIfOp || name == names::kCaseOp)
+  if (name == names::kOptimizationBarrierOp) {
+    auto operands =
+        hloEntry.getAs<DictionaryAttr>(names::kHloEntryBarrierOperands);
+    auto tuple =
+        operands
+            ? operands.getAs<StringAttr>(getInstructionName(user->getLoc()))
+            : StringAttr();
+    return tuple ? tuple.getValue().str() : "";
+  }
+  if (name == names::kWhileOp || name == names::kIfOp || name == names::kCaseOp)
     return "";
   if (name == names::kCustomCallOp &&
       classifyCustomCall(user).target == names::kAnnotateDevicePlacement)

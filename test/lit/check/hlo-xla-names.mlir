@@ -72,8 +72,8 @@
 
 // Names XLA's message does not have in this module are not given: two
 // instructions taking the moved tensor (XLA names the one on the output's
-// path), the tuple operand of an optimization barrier (dropped by the
-// importer).
+// path), the tuple operand of an optimization barrier the front end did not
+// record.
 // CHECK-LABEL: starting from 'MoveToHost') {{.*}}output 0
 // CHECK-NOT: XLA:
 "builtin.module"() ({
@@ -96,6 +96,20 @@
     "func.return"(%1#0, %1#1) : (tensor<8xf32>, tensor<8xf32>) -> ()
   }) : () -> ()
 }) {hostoffload.hlo_entry = {arguments = ["x.1", "y.1"], root = "tuple.4"}, mhlo.frontend_attributes = {arg_memory_spaces = "0;0", out_memory_spaces = "0;0"}} : () -> ()
+
+// -----
+
+// The tuple operand of an optimization barrier, which the importer folds into
+// the barrier, is named from what the HLO front end recorded of it.
+// CHECK-LABEL: starting from 'MoveToHost', XLA: 'tuple.2') {{.*}}output 0
+"builtin.module"() ({
+  "func.func"() <{function_type = (tensor<8xf32>, tensor<8xf32>) -> (tensor<8xf32>, tensor<8xf32>), sym_name = "main"}> ({
+  ^bb0(%arg0: tensor<8xf32> loc("x"), %arg1: tensor<8xf32> loc("y")):
+    %0 = "stablehlo.custom_call"(%arg0) <{call_target_name = "MoveToHost"}> : (tensor<8xf32>) -> tensor<8xf32> loc("custom-call.1")
+    %1:2 = "stablehlo.optimization_barrier"(%0, %arg1) : (tensor<8xf32>, tensor<8xf32>) -> (tensor<8xf32>, tensor<8xf32>) loc("opt-barrier.3")
+    "func.return"(%1#0, %1#1) : (tensor<8xf32>, tensor<8xf32>) -> ()
+  }) : () -> ()
+}) {hostoffload.hlo_entry = {arguments = ["x.1", "y.1"], barrier_operands = {"opt-barrier.3" = "tuple.2"}, root = "tuple.4"}, mhlo.frontend_attributes = {arg_memory_spaces = "0;0", out_memory_spaces = "0;0"}} : () -> ()
 
 // -----
 
