@@ -55,43 +55,58 @@ StringAttr getOutMemorySpaces(ModuleOp module) {
       frontendAttrs.get(names::kOutMemorySpaces));
 }
 
+/// Sets `mhlo.memory_kind = "pinned_host"` in `attrs[index]` for each of
+/// `indices`.
+void setPinnedHostKinds(MLIRContext *context,
+                        llvm::MutableArrayRef<DictionaryAttr> attrs,
+                        llvm::ArrayRef<unsigned> indices) {
+  for (unsigned index : indices) {
+    NamedAttrList named(attrs[index]);
+    named.set(names::kMemoryKindAttr,
+              StringAttr::get(context, names::kPinnedHost));
+    attrs[index] = named.getDictionary(context);
+  }
+}
+
+/// Rewrites the module's frontend attribute `spacesName` (`spaces`, split)
+/// with pinned host memory at each of `indices`.
+void setPinnedHostSpaces(ModuleOp module, llvm::StringRef spacesName,
+                         llvm::MutableArrayRef<llvm::StringRef> spaces,
+                         llvm::ArrayRef<unsigned> indices) {
+  if (indices.empty())
+    return;
+  for (unsigned index : indices)
+    spaces[index] = names::kPinnedHostSpace;
+  MLIRContext *context = module.getContext();
+  NamedAttrList frontendAttrs(
+      module->getAttrOfType<DictionaryAttr>(names::kFrontendAttrs));
+  frontendAttrs.set(
+      spacesName,
+      StringAttr::get(context,
+                      llvm::join(spaces, names::kMemorySpaceSeparator)));
+  module->setAttr(names::kFrontendAttrs, frontendAttrs.getDictionary(context));
+}
+
 /// Declares the outputs of `entry` that `mismatches` name in pinned host
 /// memory, each in the way the module already declares it. Every attribute
 /// is rebuilt once: one rebuild per output would be quadratic in a module
 /// with many outputs.
 void declareInHostMemory(ModuleOp module, func::FuncOp entry,
                          llvm::ArrayRef<const Finding *> mismatches) {
-  MLIRContext *context = module.getContext();
-  llvm::SmallVector<DictionaryAttr> resultAttrs;
-  entry.getAllResultAttrs(resultAttrs);
   llvm::SmallVector<llvm::StringRef> spaces;
   if (StringAttr declared = getOutMemorySpaces(module))
     declared.getValue().split(spaces, names::kMemorySpaceSeparator);
-  bool changedResultAttrs = false, changedSpaces = false;
-  for (const Finding *finding : mismatches) {
-    unsigned index = *finding->outputIndex;
-    if (finding->declaredInModuleSpaces) {
-      spaces[index] = names::kPinnedHostSpace;
-      changedSpaces = true;
-      continue;
-    }
-    NamedAttrList attrs(resultAttrs[index]);
-    attrs.set(names::kMemoryKindAttr,
-              StringAttr::get(context, names::kPinnedHost));
-    resultAttrs[index] = attrs.getDictionary(context);
-    changedResultAttrs = true;
-  }
-  if (changedResultAttrs)
+  llvm::SmallVector<unsigned> byKind, bySpace;
+  for (const Finding *finding : mismatches)
+    (finding->declaredInModuleSpaces ? bySpace : byKind)
+        .push_back(*finding->outputIndex);
+  if (!byKind.empty()) {
+    llvm::SmallVector<DictionaryAttr> resultAttrs;
+    entry.getAllResultAttrs(resultAttrs);
+    setPinnedHostKinds(module.getContext(), resultAttrs, byKind);
     entry.setAllResultAttrs(resultAttrs);
-  if (!changedSpaces)
-    return;
-  NamedAttrList frontendAttrs(
-      module->getAttrOfType<DictionaryAttr>(names::kFrontendAttrs));
-  frontendAttrs.set(
-      names::kOutMemorySpaces,
-      StringAttr::get(context,
-                      llvm::join(spaces, names::kMemorySpaceSeparator)));
-  module->setAttr(names::kFrontendAttrs, frontendAttrs.getDictionary(context));
+  }
+  setPinnedHostSpaces(module, names::kOutMemorySpaces, spaces, bySpace);
 }
 
 /// Declares in pinned host memory every entry argument XLA would reject with
@@ -99,44 +114,34 @@ void declareInHostMemory(ModuleOp module, func::FuncOp entry,
 /// declares its arguments; returns whether any changed.
 bool declareArgumentsInHostMemory(ModuleOp module, func::FuncOp entry,
                                   const HostOffloadReport &report) {
-  MLIRContext *context = module.getContext();
-  NamedAttrList frontendAttrs(
-      module->getAttrOfType<DictionaryAttr>(names::kFrontendAttrs));
-  auto declaredSpaces = llvm::dyn_cast_or_null<StringAttr>(
-      frontendAttrs.get(names::kArgMemorySpaces));
+  auto frontendAttrs =
+      module->getAttrOfType<DictionaryAttr>(names::kFrontendAttrs);
+  auto declaredSpaces = frontendAttrs
+                            ? llvm::dyn_cast_or_null<StringAttr>(
+                                  frontendAttrs.get(names::kArgMemorySpaces))
+                            : StringAttr();
   llvm::SmallVector<llvm::StringRef> spaces;
   if (declaredSpaces)
     declaredSpaces.getValue().split(spaces, names::kMemorySpaceSeparator);
   llvm::SmallVector<DictionaryAttr> argumentAttrs;
   entry.getAllArgAttrs(argumentAttrs);
-  bool changedArgumentAttrs = false, changedSpaces = false;
+  llvm::SmallVector<unsigned> byKind, bySpace;
   for (const Finding &finding : report.findings) {
     if (finding.code != FindingCode::ParameterNotInHostMemory ||
         !finding.argumentIndex)
       continue;
     unsigned index = *finding.argumentIndex;
-    NamedAttrList attrs(argumentAttrs[index]);
-    if (!attrs.get(names::kMemoryKindAttr) && index < spaces.size()) {
-      spaces[index] = names::kPinnedHostSpace;
-      changedSpaces = true;
-      continue;
-    }
-    attrs.set(names::kMemoryKindAttr,
-              StringAttr::get(context, names::kPinnedHost));
-    argumentAttrs[index] = attrs.getDictionary(context);
-    changedArgumentAttrs = true;
+    bool inSpaces =
+        !NamedAttrList(argumentAttrs[index]).get(names::kMemoryKindAttr) &&
+        index < spaces.size();
+    (inSpaces ? bySpace : byKind).push_back(index);
   }
-  if (changedArgumentAttrs)
+  if (!byKind.empty()) {
+    setPinnedHostKinds(module.getContext(), argumentAttrs, byKind);
     entry.setAllArgAttrs(argumentAttrs);
-  if (changedSpaces) {
-    frontendAttrs.set(
-        names::kArgMemorySpaces,
-        StringAttr::get(context,
-                        llvm::join(spaces, names::kMemorySpaceSeparator)));
-    module->setAttr(names::kFrontendAttrs,
-                    frontendAttrs.getDictionary(context));
   }
-  return changedArgumentAttrs || changedSpaces;
+  setPinnedHostSpaces(module, names::kArgMemorySpaces, spaces, bySpace);
+  return !byKind.empty() || !bySpace.empty();
 }
 
 /// Moves returned tensors back to device memory with new custom calls. The
