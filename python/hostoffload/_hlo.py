@@ -54,8 +54,8 @@ def _prepare_lines(lines: Iterable[str], quoted_file: str) -> Iterator[str]:
             continue
         if _PARAMETER.match(line, instruction.end()):
             # An entry parameter's location names the function argument: JAX's op_name is
-            # the user's name for it, and the analysis looks for its first use elsewhere.
-            yield line if _metadata_start(line) else _with_metadata(line, instruction[1], "", 0)
+            # the user's name for it, kept; the parameter's line is added after it.
+            yield _with_parameter_metadata(line, instruction[1], quoted_file, number)
             continue
         line = _ELIDED_CONSTANT.sub(
             f'custom-call(), custom_call_target="{ELIDED_CONSTANT_TARGET}"', line
@@ -79,6 +79,20 @@ def _with_metadata(line: str, name: str, quoted_file: str, number: int) -> str:
     if "stack_frame_id=" in fields or "source_file=" in fields:
         where = ""
     return f"{line[:start]}op_name={quoted_name}{where} {fields.strip()}{line[end:]}"
+
+
+def _with_parameter_metadata(line: str, name: str, quoted_file: str, number: int) -> str:
+    """``line`` located at line ``number`` of the file, like :func:`_with_metadata`, but
+    keeping the op_name JAX gave the parameter (``name`` is used only where there is none)."""
+    start = _metadata_start(line)
+    if start is None:
+        return _with_metadata(line, name, quoted_file, number)
+    end = _closing_brace(line, start)
+    fields = line[start:end]
+    if end is None or not quoted_file or "stack_frame_id=" in fields or "source_file=" in fields:
+        return line
+    where = f"source_file={quoted_file} source_line={number}"
+    return f"{line[:end].rstrip()} {where}{line[end:]}"
 
 
 def _metadata_start(line: str) -> int | None:

@@ -214,6 +214,31 @@ def test_hlo_ops_are_named_after_their_instructions() -> None:
     assert instructions == 9
 
 
+def test_an_hlo_parameter_is_located_at_its_line_and_keeps_jax_name(tmp_path: Path) -> None:
+    """An argument returned as it is has no op that the importer locates; its E1200 points
+    at the parameter's line, and names it by JAX's op_name (XLA's name beside it)."""
+    hlo = textwrap.dedent(
+        """\
+        HloModule t, entry_computation_layout={(f32[8]{0:S(5)}, f32[8]{0:S(5)})->(f32[8]{0}, f32[8]{0})}
+
+        ENTRY %main (x.1: f32[8], y.2: f32[8]) -> (f32[8], f32[8]) {
+          %x.1 = f32[8]{0} parameter(0), metadata={op_name="x"}
+          %y.2 = f32[8]{0} parameter(1)
+          ROOT %t.3 = (f32[8]{0}, f32[8]{0}) tuple(%x.1, %y.2)
+        }
+        """
+    )
+    path = tmp_path / "passthrough.hlo.txt"
+    path.write_text(hlo)
+    findings = [f for f in check(path).findings if f.code == "E1200"]
+    assert [(f.output_index, f.location.file, f.location.line) for f in findings] == [
+        (0, str(path), 4),
+        (1, str(path), 5),
+    ]
+    assert "starting from argument 'x', XLA: 'x.1'" in findings[0].message
+    assert "starting from argument 'y.2', XLA: 'y.2'" in findings[1].message
+
+
 def test_xla_names_of_the_entry_parameters_and_root_are_recorded() -> None:
     """A tuple parameter becomes one argument per leaf, each with the parameter's name."""
     hlo = textwrap.dedent(

@@ -184,12 +184,23 @@ void emitFindings(const HostOffloadReport &report);
 /// can open, for JAX locations), if there is one.
 std::optional<mlir::FileLineColRange> findFileLocation(mlir::Location loc);
 
+/// Returns the user's name for a function argument: the name location JAX
+/// gives it, or the name that HLO input fuses with the parameter's line.
+std::optional<llvm::StringRef> findArgumentName(mlir::BlockArgument argument);
+
+/// Describes `argument` for a message: `argument 'x'` by its name (see
+/// `findArgumentName`), else `argument #<index>`.
+std::string describeArgument(mlir::BlockArgument argument);
+
 /// A place in a source file counted the way editors count it: lines and
 /// columns from 1.
 struct SourcePosition {
   llvm::StringRef file;
   unsigned line;
   unsigned column;
+  /// Whether the position is a Python frame as JAX writes them (see
+  /// `findSourcePosition`), rather than a line of the file given.
+  bool isPythonFrame;
 };
 
 /// Returns the position of the innermost file location inside `loc`, if there

@@ -75,7 +75,6 @@ private:
   void callSitesOf(func::FuncOp function,
                    llvm::SmallVectorImpl<Operation *> &calls);
   std::string xlaParameterName(unsigned index);
-  std::string describeArgument(unsigned index);
   std::string describeStep(Operation *op) const;
   void reportParameter(Operation *write, const UpTrace &trace);
   void reportHostCompute(Operation *write);
@@ -259,14 +258,9 @@ std::string DynamicUpdateSliceRules::xlaParameterName(unsigned index) {
         if (auto name = llvm::dyn_cast<StringAttr>(arguments[index]);
             name && !name.getValue().empty())
           return name.getValue().str();
-  if (auto nameLoc = llvm::dyn_cast<NameLoc>(entry.getArgument(index).getLoc()))
-    return nameLoc.getName().str();
-  return "argument #" + std::to_string(index);
-}
-
-std::string DynamicUpdateSliceRules::describeArgument(unsigned index) {
-  if (auto nameLoc = llvm::dyn_cast<NameLoc>(entry.getArgument(index).getLoc()))
-    return "argument '" + nameLoc.getName().str() + "'";
+  if (std::optional<llvm::StringRef> name =
+          findArgumentName(entry.getArgument(index)))
+    return name->str();
   return "argument #" + std::to_string(index);
 }
 
@@ -297,7 +291,7 @@ void DynamicUpdateSliceRules::reportParameter(Operation *write,
   shapeIndex += llvm::join(
       llvm::map_range(path, [](int64_t i) { return std::to_string(i); }), ",");
   shapeIndex += "}";
-  std::string argument = describeArgument(index);
+  std::string argument = describeArgument(entry.getArgument(index));
   std::string declaration =
       declared.kind.empty()
           ? "has no mhlo.memory_kind, so it is in device memory"
@@ -327,8 +321,9 @@ void DynamicUpdateSliceRules::reportParameter(Operation *write,
        step = trace.steps[step].previous)
     steps += " -> " + describeStep(trace.steps[step].user);
   finding.notes.push_back({write->getLoc(), "path: " + steps});
-  auto nameLoc = llvm::dyn_cast<NameLoc>(entry.getArgument(index).getLoc());
-  std::string jaxArgument = nameLoc ? quotedName(nameLoc.getName().str())
+  std::optional<llvm::StringRef> name =
+      findArgumentName(entry.getArgument(index));
+  std::string jaxArgument = name ? quotedName(name->str())
                                     : "argument #" + std::to_string(index);
   std::string moduleChange =
       declared.fromModuleSpaces

@@ -174,13 +174,30 @@ std::optional<FileLineColRange> findFileLocation(Location loc) {
   return std::nullopt;
 }
 
+std::optional<llvm::StringRef> findArgumentName(BlockArgument argument) {
+  Location loc = argument.getLoc();
+  if (auto fused = llvm::dyn_cast<FusedLoc>(loc))
+    if (!fused.getLocations().empty())
+      loc = fused.getLocations().front();
+  if (auto name = llvm::dyn_cast<NameLoc>(loc))
+    return name.getName().getValue();
+  return std::nullopt;
+}
+
+std::string describeArgument(BlockArgument argument) {
+  if (std::optional<llvm::StringRef> name = findArgumentName(argument))
+    return "argument '" + name->str() + "'";
+  return "argument #" + std::to_string(argument.getArgNumber());
+}
+
 std::optional<SourcePosition> findSourcePosition(Location loc) {
   auto found = findFileLocationAndFrame(loc);
   if (!found)
     return std::nullopt;
   auto [file, isPythonFrame] = *found;
   return SourcePosition{file.getFilename().getValue(), file.getStartLine(),
-                        file.getStartColumn() + (isPythonFrame ? 1 : 0)};
+                        file.getStartColumn() + (isPythonFrame ? 1 : 0),
+                        isPythonFrame};
 }
 
 Location withEditorColumns(Location loc) {

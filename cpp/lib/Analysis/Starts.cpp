@@ -169,33 +169,37 @@ std::string StartCollector::xlaAnnotationName(Operation *annotation) {
   return found;
 }
 
-std::string StartCollector::describeArgument(unsigned index) {
-  BlockArgument argument = entry.getArgument(index);
-  if (auto nameLoc = llvm::dyn_cast<NameLoc>(argument.getLoc()))
-    return "argument '" + nameLoc.getName().str() + "'";
-  return "argument #" + std::to_string(index);
-}
-
-/// JAX names arguments with a location that has no file; point notes about
-/// them at their first use in the Python source instead, else at the
-/// function.
+/// Where a note about an argument points: at the argument's own location if
+/// it is in the Python source, else at the argument's first use there (JAX
+/// gives arguments no file), else at the argument's own line of the file
+/// given (HLO input), else at its first use anywhere, else at the function.
 Location StartCollector::argumentLoc(unsigned index) {
   BlockArgument argument = entry.getArgument(index);
-  if (findFileLocation(argument.getLoc()))
+  std::optional<SourcePosition> own = findSourcePosition(argument.getLoc());
+  if (own && own->isPythonFrame)
     return argument.getLoc();
-  std::optional<Location> firstUse;
-  std::pair<unsigned, unsigned> firstPosition;
+  std::optional<Location> firstUse, firstPythonUse;
+  std::pair<unsigned, unsigned> firstPosition, firstPythonPosition;
   for (Operation *user : argument.getUsers()) {
-    std::optional<FileLineColRange> file = findFileLocation(user->getLoc());
-    if (!file)
+    std::optional<SourcePosition> position = findSourcePosition(user->getLoc());
+    if (!position)
       continue;
-    std::pair<unsigned, unsigned> position{file->getStartLine(),
-                                           file->getStartColumn()};
-    if (!firstUse || position < firstPosition) {
+    std::pair<unsigned, unsigned> lineAndColumn{position->line,
+                                                position->column};
+    if (!firstUse || lineAndColumn < firstPosition) {
       firstUse = user->getLoc();
-      firstPosition = position;
+      firstPosition = lineAndColumn;
+    }
+    if (position->isPythonFrame &&
+        (!firstPythonUse || lineAndColumn < firstPythonPosition)) {
+      firstPythonUse = user->getLoc();
+      firstPythonPosition = lineAndColumn;
     }
   }
+  if (firstPythonUse)
+    return *firstPythonUse;
+  if (own)
+    return argument.getLoc();
   if (firstUse)
     return *firstUse;
   if (findFileLocation(entry.getLoc()))
@@ -260,7 +264,7 @@ void StartCollector::collectEntrySignature() {
     checkDeclaredKind(declared, "argument", i, [&] { return argumentLoc(i); });
     if (declared.kind == names::kUnpinnedHost) {
       warnings.warn(FindingCode::UnpinnedHostArgument, argumentLoc(i),
-                    describeArgument(i) +
+                    describeArgument(entry.getArgument(i)) +
                         " is declared \"unpinned_host\"; XLA does not trace "
                         "it as host memory, and XLA:TPU fails later with an "
                         "internal shape mismatch");
@@ -270,8 +274,8 @@ void StartCollector::collectEntrySignature() {
       continue;
     unsigned startIndex = report.starts.size();
     report.starts.push_back(
-        {TraceStart::Kind::Argument, i, describeArgument(i),
-         describeArgument(i) + " is declared " + declared.describe(),
+        {TraceStart::Kind::Argument, i, describeArgument(entry.getArgument(i)),
+         describeArgument(entry.getArgument(i)) + " is declared " + declared.describe(),
          argumentLoc(i), xlaArgumentName(i)});
     walk.addStart(entry.getArgument(i), startIndex);
   }

@@ -55,7 +55,6 @@ private:
   std::string xlaUserName(mlir::OpOperand &use);
   void addInlinedValues(mlir::OpOperand &use,
                         llvm::SmallVectorImpl<mlir::Value> &pending);
-  std::string describeArgument(unsigned index);
   mlir::Location argumentLoc(unsigned index);
   std::string describeSignatureValue(llvm::StringRef valueKind, unsigned index);
   void checkDeclaredKind(const DeclaredMemoryKind &declared,

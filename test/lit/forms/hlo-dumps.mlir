@@ -23,3 +23,10 @@
 // RUN: not offload-opt %S/../../differential/hlo/fori_stream_into_host_buffer.before_optimizations.hlo.txt --host-offload-check -o /dev/null 2>&1 | FileCheck %s --check-prefix=LOOP
 // LOOP: error: E1200: Tensor which is moved to host (starting from argument 'buf', XLA: 'buf.1')
 // LOOP-SAME: output 0
+
+// An S(5) parameter returned as it is to a device output. The importer locates an
+// argument at its name alone and the return nowhere; the error points at the
+// parameter's line of the dump.
+// RUN: not offload-opt %S/../../differential/hlo/host_arg_passthrough.before_optimizations.hlo.txt --host-offload-check -o /dev/null 2>&1 | FileCheck %s --check-prefix=PARAMETER
+// PARAMETER: host_arg_passthrough.before_optimizations.hlo.txt:4:0: error: E1200: Tensor which is moved to host (starting from argument 'x', XLA: 'x.1')
+// PARAMETER: host_arg_passthrough.before_optimizations.hlo.txt:4:0: note: in host memory from the start: argument 'x' is declared memory space 5
