@@ -108,12 +108,14 @@ void StartCollector::addInlinedValues(OpOperand &use,
       pending.push_back(function.getArgument(use.getOperandNumber()));
     return;
   }
-  if (callSites.empty())
+  if (!callSites) {
+    callSites.emplace();
     module.walk([&](func::CallOp call) {
-      callSites[call.getCalleeAttr().getAttr()].push_back(call);
+      (*callSites)[call.getCalleeAttr().getAttr()].push_back(call);
     });
+  }
   auto function = user->getParentOfType<func::FuncOp>();
-  for (Operation *call : callSites.lookup(function.getSymNameAttr()))
+  for (Operation *call : callSites->lookup(function.getSymNameAttr()))
     if (use.getOperandNumber() < call->getNumResults())
       pending.push_back(call->getResult(use.getOperandNumber()));
 }
