@@ -7,10 +7,18 @@
 
 #include "Analysis/LargeArrayAllocator.h"
 
+#include <atomic>
+
 namespace hostoffload {
 
 #define GEN_PASS_DEF_HOSTOFFLOADCHECKPASS
 #include "hostoffload/Passes.h.inc"
+
+static std::atomic<bool> diagnosticsFromAnalysisThread{false};
+
+void allowDiagnosticsFromAnalysisThread() {
+  diagnosticsFromAnalysisThread = true;
+}
 
 namespace {
 
@@ -23,24 +31,32 @@ struct HostOffloadCheckPass
     // spares the pass manager a re-verification of the whole module.
     markAllAnalysesPreserved();
     mlir::FailureOr<HostOffloadReport> report = mlir::failure();
-    // The analysis runs on a heap of its own (runWithOwnHeap), but whatever it
-    // reports goes to the context's handlers from this thread: a handler may
-    // be Python's, which must not be called from a thread Python does not
-    // know.
-    llvm::SmallVector<mlir::Diagnostic> raised;
-    runWithOwnHeap([&] {
-      mlir::ScopedDiagnosticHandler keep(
-          &getContext(), [&](mlir::Diagnostic &diagnostic) {
-            raised.push_back(std::move(diagnostic));
-            return mlir::success();
-          });
-      report = analyzeHostOffload(
-          getOperation(), HostOffloadOptions{entry, strict, allowH2hCopy});
-    });
-    for (mlir::Diagnostic &diagnostic : raised)
-      getContext().getDiagEngine().emit(std::move(diagnostic));
-    if (mlir::succeeded(report))
-      emitFindings(*report);
+    HostOffloadOptions options{entry, strict, allowH2hCopy};
+    if (diagnosticsFromAnalysisThread) {
+      runWithOwnHeap([&] {
+        report = analyzeHostOffload(getOperation(), options);
+        if (mlir::succeeded(report))
+          emitFindings(*report);
+      });
+    } else {
+      // The analysis runs on a heap of its own (runWithOwnHeap), but whatever
+      // it reports goes to the context's handlers from this thread: a handler
+      // may be Python's, which must not be called from a thread Python does
+      // not know.
+      llvm::SmallVector<mlir::Diagnostic> raised;
+      runWithOwnHeap([&] {
+        mlir::ScopedDiagnosticHandler keep(
+            &getContext(), [&](mlir::Diagnostic &diagnostic) {
+              raised.push_back(std::move(diagnostic));
+              return mlir::success();
+            });
+        report = analyzeHostOffload(getOperation(), options);
+      });
+      for (mlir::Diagnostic &diagnostic : raised)
+        getContext().getDiagEngine().emit(std::move(diagnostic));
+      if (mlir::succeeded(report))
+        emitFindings(*report);
+    }
     if (mlir::failed(report)) {
       signalPassFailure();
       return;

@@ -135,6 +135,9 @@ int main(int argc, char **argv) {
   mlir::DialectRegistry registry;
   registry.insert<mlir::func::FuncDialect>();
   hostoffload::registerHostOffloadPasses();
+  // MLIR's diagnostic handlers, which this driver installs, may be called
+  // from the thread the check analyses on.
+  hostoffload::allowDiagnosticsFromAnalysisThread();
   llvm::cl::SetVersionPrinter(printVersion);
 
   llvm::SmallVector<char *> args(argv, argv + argc);
