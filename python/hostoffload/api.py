@@ -160,7 +160,7 @@ def _analyze(
     _, text = _hostoffload.analyze(
         module.operation, entry or "", strict, module.verified, allow_h2h_copy
     )
-    with _no_cyclic_gc():
+    with no_cyclic_gc():
         data = json.loads(text)
         if module.name is not None:
             data["source"] = module.name
@@ -168,7 +168,7 @@ def _analyze(
 
 
 @contextmanager
-def _no_cyclic_gc() -> Iterator[None]:
+def no_cyclic_gc() -> Iterator[None]:
     """Python's cyclic collector would walk the report's objects again and again as they are
     made, although they hold no cycles: on a model with thousands of findings that is half of
     building the report (docs/performance.md)."""
