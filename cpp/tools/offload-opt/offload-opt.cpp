@@ -8,6 +8,8 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "DriverLoop.h"
+
 #include "hostoffload/ModuleVerifier.h"
 #include "hostoffload/Passes.h"
 
@@ -98,7 +100,8 @@ withModuleVerifier(mlir::MlirOptMainConfig config) {
   return config;
 }
 
-/// What MlirOptMain does with the file names, for a config of our own.
+/// What MlirOptMain does with the file names, for a config of our own; the
+/// input is processed without MlirOptMain unless the config needs it.
 static mlir::LogicalResult runDriver(llvm::StringRef inputFilename,
                                      llvm::StringRef outputFilename,
                                      mlir::DialectRegistry &registry,
@@ -120,8 +123,12 @@ static mlir::LogicalResult runDriver(llvm::StringRef inputFilename,
     llvm::errs() << errorMessage << "\n";
     return mlir::failure();
   }
-  if (mlir::failed(
-          mlir::MlirOptMain(output->os(), std::move(input), registry, config)))
+  mlir::LogicalResult processed =
+      hostoffload::needsMlirOptMain(config)
+          ? mlir::MlirOptMain(output->os(), std::move(input), registry, config)
+          : hostoffload::processWithoutTeardown(output->os(), std::move(input),
+                                                registry, config);
+  if (mlir::failed(processed))
     return mlir::failure();
   output->keep();
   return mlir::success();
