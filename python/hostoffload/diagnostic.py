@@ -68,23 +68,54 @@ class Location:
         return ":".join(str(part) for part in parts if part is not None)
 
 
-def locations_from_json(entries: Sequence[Mapping[str, Any]]) -> list[Location]:
+def locations_from_json(entries: Sequence[Mapping[str, Any]]) -> Sequence[Location]:
     """A report's table of locations, one :class:`Location` per entry, shared by everything
     that refers to it. An entry is a whole location (``mlir``), or a call site (``callee``,
     ``caller``) or a name location (``name``, ``child``) whose parts are earlier entries."""
-    # MLIR's spelling of each entry inside its `loc(...)`.
-    spellings: list[str] = []
-    locations = []
-    for entry in entries:
-        if "callee" in entry:
-            inner = f"callsite({spellings[entry['callee']]} at {spellings[entry['caller']]})"
-        elif "child" in entry:
-            inner = f"{entry['name']}({spellings[entry['child']]})"
-        else:
-            inner = entry["mlir"][len("loc(") : -len(")")]
-        spellings.append(inner)
-        locations.append(Location(entry["file"], entry["line"], entry["column"], f"loc({inner})"))
-    return locations
+    return _LocationEntries(entries)
+
+
+class _LocationEntries(Sequence[Location]):
+    """The locations of a table, each made when first asked for. Most entries are only parts
+    of others (the frames of call stacks): their spelling is never needed alone, and making
+    every entry's would take memory quadratic in how deep locations nest."""
+
+    def __init__(self, entries: Sequence[Mapping[str, Any]]) -> None:
+        self._entries = entries
+        self._made: dict[int, Location] = {}
+
+    def __len__(self) -> int:
+        return len(self._entries)
+
+    def __getitem__(self, index: Any) -> Any:
+        if isinstance(index, slice):
+            return [self[i] for i in range(*index.indices(len(self)))]
+        index = range(len(self))[index]
+        made = self._made.get(index)
+        if made is None:
+            entry = self._entries[index]
+            made = Location(entry["file"], entry["line"], entry["column"], self._spelling(index))
+            self._made[index] = made
+        return made
+
+    def _spelling(self, index: int) -> str:
+        """MLIR's spelling of entry ``index``, its parts written in place (with a stack of
+        its own: locations nest as deep as their maker likes)."""
+        pieces: list[str] = ["loc("]
+        pending: list[str | int] = [")", index]
+        while pending:
+            item = pending.pop()
+            if isinstance(item, str):
+                pieces.append(item)
+                continue
+            entry = self._entries[item]
+            if "callee" in entry:
+                pending += [")", entry["caller"], " at ", entry["callee"], "callsite("]
+            elif "child" in entry:
+                pending += [")", entry["child"], f"{entry['name']}("]
+            else:
+                pieces.append(entry["mlir"][len("loc(") : -len(")")])
+        return "".join(pieces)
 
 
 class LocationTable:

@@ -649,6 +649,52 @@ def test_value_with_200k_uses() -> None:
     )
 
 
+def test_location_nested_100k_deep() -> None:
+    """A location made through the API can nest as deep as its maker likes (the parser stops
+    far sooner): the report's location table follows it without recursion, and neither it
+    nor the report spells every part of it (that took memory quadratic in the depth)."""
+    depth = 100_000
+    with ir.Context() as context:
+        context.allow_unregistered_dialects = True
+        module = ir.Module.parse(
+            """
+            "builtin.module"() ({
+              "func.func"() <{function_type = (tensor<8xf32>) -> (tensor<8xf32>, tensor<8xf32>),
+                              sym_name = "main"}> ({
+              ^bb0(%arg0: tensor<8xf32>):
+                "func.return"(%arg0, %arg0) : (tensor<8xf32>, tensor<8xf32>) -> ()
+              }) : () -> ()
+            }) : () -> ()
+            """
+        )
+        location = ir.Location.file("model.py", 3, 1)
+        for _ in range(depth):
+            location = ir.Location.name("layer", childLoc=location)
+        block = module.body.operations[0].regions[0].blocks[0]
+        returned = block.operations[0]
+        with ir.InsertionPoint(returned), ir.Location.unknown():
+            move = ir.Operation.create(
+                "stablehlo.custom_call",
+                results=[block.arguments[0].type],
+                operands=[block.arguments[0]],
+                attributes={
+                    "call_target_name": ir.StringAttr.get("annotate_device_placement"),
+                    "mhlo.frontend_attributes": ir.DictAttr.get(
+                        {"_xla_buffer_placement": ir.StringAttr.get("pinned_host")}
+                    ),
+                },
+                loc=location,
+            )
+        returned.operands[0] = move.results[0]
+        report = check(module)
+    [error] = report.errors
+    assert (error.code, error.output_index) == ("E1200", 0)
+    # A file directly inside a name is a Python frame, as JAX writes them: its column counts
+    # from 0 in MLIR's spelling and from 1 in the report.
+    assert (error.location.file, error.location.line, error.location.column) == ("model.py", 3, 2)
+    assert error.location.mlir == "loc(" + '"layer"(' * depth + '"model.py":3:1' + ")" * (depth + 1)
+
+
 def test_50k_outputs_declared_by_module_memory_spaces() -> None:
     """Modules converted from HLO declare the memory space of every output in one module
     attribute. Reading it, or rewriting it, once per output was quadratic: 30 to 70 s at

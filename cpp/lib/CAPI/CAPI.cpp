@@ -70,11 +70,11 @@ std::string printLocation(Location loc) {
   return text;
 }
 
-/// The file, line and column of `loc` a user can open (the innermost Python
-/// frame for JAX input), as attributes of the object being written.
-void writeSourcePosition(llvm::json::OStream &json, Location loc) {
-  std::optional<hostoffload::SourcePosition> position =
-      hostoffload::findSourcePosition(loc);
+/// A source position (see `findSourcePosition`) as the attributes `file`,
+/// `line` and `column` of the object being written, null where there is none.
+void writeSourcePosition(
+    llvm::json::OStream &json,
+    const std::optional<hostoffload::SourcePosition> &position) {
   if (!position) {
     json.attribute("file", nullptr);
     json.attribute("line", nullptr);
@@ -90,7 +90,7 @@ void writeSourcePosition(llvm::json::OStream &json, Location loc) {
 /// spelling of it.
 void writeLocation(llvm::json::OStream &json, Location loc) {
   json.object([&] {
-    writeSourcePosition(json, loc);
+    writeSourcePosition(json, hostoffload::findSourcePosition(loc));
     json.attribute("mlir", hostoffload::toValidUTF8(printLocation(loc)));
   });
 }
@@ -101,39 +101,78 @@ void writeLocation(llvm::json::OStream &json, Location loc) {
 /// frames of a call stack that many locations share are written once.
 class LocationTable {
 public:
-  /// The index of `loc`, which is added, after its parts, if it is new.
+  /// The index of `loc`, which is added, after its parts, if it is new. Parts
+  /// are followed with a stack of our own, not by recursion: a location can
+  /// nest as deep as its maker likes.
   unsigned indexOf(Location loc) {
     if (auto found = indices.find(loc); found != indices.end())
       return found->second;
-    if (auto callSite = llvm::dyn_cast<CallSiteLoc>(loc)) {
-      indexOf(callSite.getCallee());
-      indexOf(callSite.getCaller());
-    } else if (auto name = llvm::dyn_cast<NameLoc>(loc)) {
-      if (!llvm::isa<UnknownLoc>(name.getChildLoc()))
-        indexOf(name.getChildLoc());
+    // Each entry is a location and whether its parts have been pushed.
+    llvm::SmallVector<std::pair<Location, bool>> pending{{loc, false}};
+    while (!pending.empty()) {
+      auto &[current, partsPushed] = pending.back();
+      if (indices.contains(current)) {
+        pending.pop_back();
+        continue;
+      }
+      if (!partsPushed) {
+        partsPushed = true;
+        Location at = current;
+        if (auto callSite = llvm::dyn_cast<CallSiteLoc>(at)) {
+          // The callee is added first, as the spelling reads.
+          pending.push_back({callSite.getCaller(), false});
+          pending.push_back({callSite.getCallee(), false});
+        } else if (auto name = llvm::dyn_cast<NameLoc>(at)) {
+          if (!llvm::isa<UnknownLoc>(name.getChildLoc()))
+            pending.push_back({name.getChildLoc(), false});
+        }
+        continue;
+      }
+      indices.try_emplace(current, static_cast<unsigned>(locations.size()));
+      locations.push_back(current);
+      positions.push_back(positionFromParts(current));
+      pending.pop_back();
     }
-    unsigned index = locations.size();
-    locations.push_back(loc);
-    indices.try_emplace(loc, index);
-    return index;
+    return indices.lookup(loc);
   }
 
   /// Writes the table as the "locations" attribute of the object being
   /// written.
   void write(llvm::json::OStream &json) const {
     json.attributeArray("locations", [&] {
-      for (Location loc : locations)
-        json.object([&] { writeEntry(json, loc); });
+      for (auto [loc, position] : llvm::zip_equal(locations, positions))
+        json.object([&] { writeEntry(json, loc, position); });
     });
   }
 
 private:
+  /// What `findSourcePosition(loc)` gives, from the positions of its parts,
+  /// which are in the table already: finding it anew for every entry would
+  /// take time quadratic in how deep locations nest.
+  std::optional<hostoffload::SourcePosition>
+  positionFromParts(Location loc) const {
+    if (auto callSite = llvm::dyn_cast<CallSiteLoc>(loc)) {
+      // The callee is the innermost frame; the caller counts without one.
+      const auto &callee = positions[indices.lookup(callSite.getCallee())];
+      return callee ? callee
+                    : positions[indices.lookup(callSite.getCaller())];
+    }
+    auto name = llvm::dyn_cast<NameLoc>(loc);
+    // A file directly inside a name is a Python frame, whose column
+    // findSourcePosition shifts: it is found from the name.
+    if (!name || llvm::isa<UnknownLoc, FileLineColRange>(name.getChildLoc()))
+      return hostoffload::findSourcePosition(loc);
+    return positions[indices.lookup(name.getChildLoc())];
+  }
+
   /// A location as the file, line and column a user can open (the innermost
   /// Python frame for JAX input), plus MLIR's spelling of it: whole, or as
   /// `callsite(callee at caller)` and `"name"(child)` by the indices of the
   /// parts.
-  void writeEntry(llvm::json::OStream &json, Location loc) const {
-    writeSourcePosition(json, loc);
+  void writeEntry(
+      llvm::json::OStream &json, Location loc,
+      const std::optional<hostoffload::SourcePosition> &position) const {
+    writeSourcePosition(json, position);
     if (auto callSite = llvm::dyn_cast<CallSiteLoc>(loc)) {
       json.attribute("callee", indices.lookup(callSite.getCallee()));
       json.attribute("caller", indices.lookup(callSite.getCaller()));
@@ -154,6 +193,8 @@ private:
 
   llvm::DenseMap<Location, unsigned> indices;
   std::vector<Location> locations;
+  /// The source position of each entry of `locations`.
+  std::vector<std::optional<hostoffload::SourcePosition>> positions;
 };
 
 void writeStart(llvm::json::OStream &json, const hostoffload::TraceStart &start,
