@@ -10,7 +10,6 @@
 
 #include "OpRules.h"
 
-#include "mlir/IR/SymbolTable.h"
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/DenseSet.h"
 #include "llvm/ADT/SmallVector.h"
@@ -29,14 +28,12 @@ struct Frame {
   size_t next = 0;
 };
 
-Frame enter(func::FuncOp function) {
+Frame enter(func::FuncOp function, const CallSites &callSites) {
   Frame frame{function, {}};
   llvm::DenseSet<Attribute> callees;
-  function.walk([&](Operation *op) {
-    if (FlatSymbolRefAttr callee = getCallee(op);
-        callee && callees.insert(callee.getAttr()).second)
-      frame.calls.push_back(op);
-  });
+  for (Operation *call : callSites.in(function))
+    if (callees.insert(getCallee(call).getAttr()).second)
+      frame.calls.push_back(call);
   return frame;
 }
 
@@ -68,14 +65,14 @@ Finding cycleFinding(Operation *call, llvm::ArrayRef<Frame> cycle) {
 
 } // namespace
 
-void reportCallCycles(ModuleOp module, func::FuncOp entry,
+void reportCallCycles(func::FuncOp entry, const Walk &walk,
                       std::vector<Finding> &findings) {
-  SymbolTable symbols(module);
+  const CallSites &callSites = walk.getCallSites();
   // The stack position of each function on the stack; -1 once it is done.
   llvm::DenseMap<Operation *, int> positions;
   llvm::SmallVector<Frame> stack;
   positions[entry] = 0;
-  stack.push_back(enter(entry));
+  stack.push_back(enter(entry, callSites));
   while (!stack.empty()) {
     Frame &top = stack.back();
     if (top.next == top.calls.size()) {
@@ -84,13 +81,13 @@ void reportCallCycles(ModuleOp module, func::FuncOp entry,
       continue;
     }
     Operation *call = top.calls[top.next++];
-    auto callee = symbols.lookup<func::FuncOp>(getCallee(call).getAttr());
+    func::FuncOp callee = walk.lookupFunction(getCallee(call).getAttr());
     if (!callee || callee.isExternal())
       continue;
     auto [it, inserted] =
         positions.try_emplace(callee, static_cast<int>(stack.size()));
     if (inserted) {
-      stack.push_back(enter(callee));
+      stack.push_back(enter(callee, callSites));
       continue;
     }
     if (it->second >= 0)

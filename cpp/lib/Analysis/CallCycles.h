@@ -3,6 +3,8 @@
 #ifndef HOSTOFFLOAD_LIB_ANALYSIS_CALLCYCLES_H
 #define HOSTOFFLOAD_LIB_ANALYSIS_CALLCYCLES_H
 
+#include "Walk.h"
+
 #include "hostoffload/HostOffloadAnalysis.h"
 
 #include <vector>
@@ -17,7 +19,7 @@ namespace hostoffload {
 /// only what the entry calls). A caller that calls one function at several
 /// sites closes the cycle at the first. Linear in the size of the module;
 /// recurses on no depth of the call graph.
-void reportCallCycles(mlir::ModuleOp module, mlir::func::FuncOp entry,
+void reportCallCycles(mlir::func::FuncOp entry, const Walk &walk,
                       std::vector<Finding> &findings);
 
 } // namespace hostoffload

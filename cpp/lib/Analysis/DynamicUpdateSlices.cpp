@@ -15,7 +15,6 @@
 
 #include "hostoffload/Names.h"
 
-#include "mlir/IR/SymbolTable.h"
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/StringExtras.h"
@@ -61,7 +60,7 @@ public:
                           const HostOffloadOptions &options, const Walk &walk,
                           const OpRules &rules, HostOffloadReport &report)
       : module(module), entry(entry), options(options), walk(walk),
-        rules(rules), report(report), symbolTable(module),
+        rules(rules), report(report),
         argumentKinds(readMemoryKinds(entry.getArgAttrsAttr(),
                                       entry.getNumArguments(), module,
                                       names::kArgMemorySpaces)) {}
@@ -72,8 +71,6 @@ private:
   Operation *annotationBehind(Value value) const;
   bool isHostForXla(Value value) const;
   UpTrace traceUp(Operation *write);
-  void callSitesOf(func::FuncOp function,
-                   llvm::SmallVectorImpl<Operation *> &calls);
   std::string xlaParameterName(unsigned index);
   std::string describeStep(Operation *op) const;
   void reportParameter(Operation *write, const UpTrace &trace);
@@ -85,11 +82,7 @@ private:
   const Walk &walk;
   const OpRules &rules;
   HostOffloadReport &report;
-  SymbolTable symbolTable;
   std::vector<DeclaredMemoryKind> argumentKinds;
-  /// The call sites of each function, collected when first needed.
-  std::optional<llvm::DenseMap<StringAttr, llvm::SmallVector<Operation *, 1>>>
-      callers;
   /// The HOE102 finding of each (argument, shape index), by report index.
   std::map<std::pair<unsigned, std::vector<int64_t>>, size_t> parameterFindings;
 };
@@ -124,19 +117,6 @@ bool DynamicUpdateSliceRules::isHostForXla(Value value) const {
   if (Operation *annotation = annotationBehind(value))
     return walk.findHostNode(annotation->getOperand(0)).has_value();
   return walk.findHostNode(value).has_value();
-}
-
-void DynamicUpdateSliceRules::callSitesOf(
-    func::FuncOp function, llvm::SmallVectorImpl<Operation *> &calls) {
-  if (!callers) {
-    callers.emplace();
-    module.walk([&](Operation *op) {
-      if (rules.isCall(op))
-        if (FlatSymbolRefAttr callee = getCallee(op))
-          (*callers)[callee.getAttr()].push_back(op);
-    });
-  }
-  llvm::append_range(calls, callers->lookup(function.getSymNameAttr()));
 }
 
 /// XLA's walk up from a write into a buffer (the write's operand 0), breadth
@@ -176,11 +156,10 @@ UpTrace DynamicUpdateSliceRules::traceUp(Operation *write) {
         continue;
       }
       if (auto function = llvm::dyn_cast<func::FuncOp>(owner)) {
-        llvm::SmallVector<Operation *> calls;
-        callSitesOf(function, calls);
-        for (Operation *call : calls)
-          if (number < call->getNumOperands())
-            push(call->getOperand(number), path, call, current);
+        for (const CallSites::Entry &site :
+             walk.getCallSites().of(function.getSymNameAttr()))
+          if (number < site.call->getNumOperands())
+            push(site.call->getOperand(number), path, site.call, current);
         continue;
       }
       return trace;
@@ -220,9 +199,8 @@ UpTrace DynamicUpdateSliceRules::traceUp(Operation *write) {
       push(body.front().back().getOperand(result), path, op, current);
     } else if (rules.isCall(op)) {
       FlatSymbolRefAttr callee = getCallee(op);
-      auto function = callee
-                          ? symbolTable.lookup<func::FuncOp>(callee.getValue())
-                          : nullptr;
+      func::FuncOp function =
+          callee ? walk.lookupFunction(callee.getAttr()) : nullptr;
       if (!function)
         return trace;
       for (Block &block : function.getFunctionBody())
@@ -360,13 +338,7 @@ void DynamicUpdateSliceRules::reportHostCompute(Operation *write) {
 }
 
 void DynamicUpdateSliceRules::run() {
-  llvm::SmallVector<Operation *> writes;
-  module.walk([&](Operation *op) {
-    if (isOp(op, names::kDynamicUpdateSliceOp) && op->getNumOperands() >= 2 &&
-        op->getNumResults() == 1)
-      writes.push_back(op);
-  });
-  for (Operation *write : writes) {
+  for (Operation *write : walk.getDynamicUpdateSlices()) {
     bool annotated = annotationBehind(write->getOperand(0)) ||
                      annotationBehind(write->getOperand(1));
     // XLA looks only at the writes its walks reached (or started from).

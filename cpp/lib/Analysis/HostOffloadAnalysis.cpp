@@ -100,11 +100,11 @@ analyzeHostOffload(ModuleOp module, const HostOffloadOptions &options) {
 
   OpRules rules(module.getContext());
   Walk walk(module, *entry, rules);
-  llvm::SmallVector<Operation *> customCalls = walk.collectOps();
+  walk.collectOps();
   WarningList warnings(options.strict);
   StartCollector starts(module, *entry, report, walk, warnings);
   starts.collectEntrySignature();
-  for (Operation *op : customCalls)
+  for (Operation *op : walk.getCustomCalls())
     starts.collectCustomCall(op);
   walk.run();
 
@@ -113,7 +113,7 @@ analyzeHostOffload(ModuleOp module, const HostOffloadOptions &options) {
   findings.reportOutputs();
   findings.reportHostCompute();
   reportDynamicUpdateSlices(module, *entry, options, walk, rules, report);
-  reportCallCycles(module, *entry, report.findings);
+  reportCallCycles(*entry, walk, report.findings);
   warnings.moveTo(report.findings);
   return report;
 }

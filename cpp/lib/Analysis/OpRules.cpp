@@ -266,6 +266,8 @@ OpRules::OpRules(MLIRContext *context)
       caseOp(StringAttr::get(context, names::kCaseOp)),
       manualComputation(StringAttr::get(context, names::kManualComputationOp)),
       namedComputation(StringAttr::get(context, names::kNamedComputationOp)),
+      dynamicUpdateSlice(
+          StringAttr::get(context, names::kDynamicUpdateSliceOp)),
       frontendAttrs(StringAttr::get(context, names::kFrontendAttrs)) {
   for (const OpRuleEntry &entry : kOpRules)
     rules[StringAttr::get(context, entry.op)] = entry.rule;

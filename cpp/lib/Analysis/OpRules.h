@@ -164,6 +164,9 @@ public:
   bool isCall(mlir::Operation *op) const { return is(op, call); }
   bool isCustomCall(mlir::Operation *op) const { return is(op, customCall); }
   bool isFuncReturn(mlir::Operation *op) const { return is(op, funcReturn); }
+  bool isDynamicUpdateSlice(mlir::Operation *op) const {
+    return is(op, dynamicUpdateSlice);
+  }
 
   /// The rule of an op for a use through `operand`.
   using Rule = UseRule (*)(mlir::Operation *op, unsigned operand);
@@ -175,7 +178,7 @@ private:
 
   llvm::DenseMap<mlir::StringAttr, Rule> rules;
   mlir::StringAttr customCall, call, funcReturn, whileOp, ifOp, caseOp,
-      manualComputation, namedComputation;
+      manualComputation, namedComputation, dynamicUpdateSlice;
   /// Not an op: the attribute read on every call site, looked up by
   /// pointer.
   mlir::StringAttr frontendAttrs;

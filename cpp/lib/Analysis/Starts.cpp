@@ -102,22 +102,17 @@ void StartCollector::addInlinedValues(OpOperand &use,
                                       llvm::SmallVectorImpl<Value> &pending) {
   Operation *user = use.getOwner();
   if (FlatSymbolRefAttr callee = getCallee(user)) {
-    auto function = module.lookupSymbol<func::FuncOp>(callee.getAttr());
+    func::FuncOp function = walk.lookupFunction(callee.getAttr());
     if (function && !function.isExternal() &&
         use.getOperandNumber() < function.getNumArguments())
       pending.push_back(function.getArgument(use.getOperandNumber()));
     return;
   }
-  if (!callSites) {
-    callSites.emplace();
-    module.walk([&](func::CallOp call) {
-      (*callSites)[call.getCalleeAttr().getAttr()].push_back(call);
-    });
-  }
   auto function = user->getParentOfType<func::FuncOp>();
-  for (Operation *call : callSites->lookup(function.getSymNameAttr()))
-    if (use.getOperandNumber() < call->getNumResults())
-      pending.push_back(call->getResult(use.getOperandNumber()));
+  for (const CallSites::Entry &site :
+       walk.getCallSites().of(function.getSymNameAttr()))
+    if (use.getOperandNumber() < site.call->getNumResults())
+      pending.push_back(site.call->getResult(use.getOperandNumber()));
 }
 
 /// XLA starts its trace of a MoveToHost at each instruction that takes the

@@ -18,11 +18,9 @@
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/BuiltinOps.h"
-#include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/STLFunctionalExtras.h"
 #include "llvm/ADT/SmallVector.h"
 
-#include <optional>
 #include <string>
 #include <vector>
 
@@ -73,11 +71,6 @@ private:
   /// from HLO.
   mlir::DictionaryAttr hloEntry =
       module->getAttrOfType<mlir::DictionaryAttr>(names::kHloEntryAttr);
-  /// The calls of each function, indexed once, when an XLA name first needs
-  /// them (a module without calls indexes none, but only once too).
-  std::optional<
-      llvm::DenseMap<mlir::StringAttr, llvm::SmallVector<mlir::Operation *>>>
-      callSites;
   /// How many values xlaAnnotationName looks at before it gives up.
   static constexpr unsigned kMaxValuesForXlaName = 64;
 };

@@ -14,28 +14,53 @@ Walk::Walk(ModuleOp module, func::FuncOp entry, const OpRules &rules)
     : module(module), entry(entry), rules(rules), symbolTable(module),
       outputNodes(entry.getNumResults(), -1) {}
 
-llvm::SmallVector<Operation *> Walk::collectOps() {
-  llvm::SmallVector<Operation *> customCalls;
+void CallSites::add(Operation *call, StringAttr callee, Operation *function,
+                    bool hostCompute) {
+  byCallee[callee].push_back({call, hostCompute});
+  if (!function)
+    return;
+  if (function != lastFunction) {
+    lastFunction = function;
+    lastFunctionCalls = &byFunction[function];
+  }
+  lastFunctionCalls->push_back(call);
+}
+
+void Walk::collectOps() {
   // Results and block arguments in the module: room reserved for nodes.
   size_t valueCount = 0;
   // Call sites, host compute calls aside: room reserved for `flowCalls`,
   // which holds each at least once when every call site is reached.
   size_t callSiteCount = 0;
+  // The function of the calls in the block the walk saw a call in last.
+  Block *lastCallBlock = nullptr;
+  Operation *lastCallFunction = nullptr;
   module.walk<WalkOrder::PreOrder>([&](Operation *op) {
     valueCount += op->getNumResults();
     for (Region &region : op->getRegions())
       for (Block &block : region)
         valueCount += block.getNumArguments();
     if (rules.isCall(op)) {
-      if (FlatSymbolRefAttr callee = getCallee(op);
-          callee && !rules.isHostComputeCall(op)) {
-        callers[callee.getAttr()].push_back(op);
-        ++callSiteCount;
+      FlatSymbolRefAttr callee = getCallee(op);
+      if (!callee)
+        return;
+      if (op->getBlock() != lastCallBlock) {
+        lastCallBlock = op->getBlock();
+        lastCallFunction = op->getParentOfType<func::FuncOp>();
       }
+      bool hostCompute = rules.isHostComputeCall(op);
+      callSites.add(op, callee.getAttr(), lastCallFunction, hostCompute);
+      if (!hostCompute)
+        ++callSiteCount;
       return;
     }
-    if (rules.isCustomCall(op))
+    if (rules.isCustomCall(op)) {
       customCalls.push_back(op);
+      return;
+    }
+    if (rules.isDynamicUpdateSlice(op) && op->getNumOperands() >= 2 &&
+        op->getNumResults() == 1)
+      dynamicUpdateSlices.push_back(op);
   });
   // Room for every value of the module at one index path: the vectors
   // never copy themselves as they grow, and pages no node reaches stay
@@ -43,7 +68,6 @@ llvm::SmallVector<Operation *> Walk::collectOps() {
   nodes.reserve(valueCount);
   queue.reserve(valueCount);
   flowCalls.reserve(callSiteCount);
-  return customCalls;
 }
 
 void Walk::addStart(Value value, unsigned startIndex) {
@@ -305,14 +329,15 @@ void Walk::markSlicesComputedInCallees() {
     func::FuncOp function = known->second;
     if (!function)
       continue;
-    auto it = callers.find(function.getSymNameAttr());
-    if (it == callers.end())
+    llvm::ArrayRef<CallSites::Entry> calls =
+        callSites.of(function.getSymNameAttr());
+    if (calls.empty())
       continue;
     for (unsigned origin : factsOf(id).origins) {
       if (!markedArguments.insert({function.getOperation(), origin}).second)
         continue;
-      for (Operation *call : it->second) {
-        if (origin >= call->getNumOperands())
+      for (auto [call, hostCompute] : calls) {
+        if (hostCompute || origin >= call->getNumOperands())
           continue;
         for (std::optional<unsigned> node =
                  nodes.firstNodeOf(call->getOperand(origin));

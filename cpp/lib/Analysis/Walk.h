@@ -54,16 +54,72 @@ struct HostComputeOps {
   mlir::Operation *firstNonCopy = nullptr;
 };
 
+/// The `func.call` ops of the module, indexed once by the walk for every part
+/// of the analysis that needs them (a module of a million ops is walked once).
+class CallSites {
+public:
+  /// A call site, and whether it is marked compute_on("device_host"): such a
+  /// call consumes host memory, and is no caller for the walk.
+  struct Entry {
+    mlir::Operation *call;
+    bool hostCompute;
+  };
+
+  /// Adds `call` of `callee`, inside `function` (null outside any).
+  void add(mlir::Operation *call, mlir::StringAttr callee,
+           mlir::Operation *function, bool hostCompute);
+
+  /// The call sites of the function named `callee`, in program order.
+  llvm::ArrayRef<Entry> of(mlir::StringAttr callee) const {
+    auto it = byCallee.find(callee);
+    if (it == byCallee.end())
+      return {};
+    return it->second;
+  }
+
+  /// The calls inside `function`, in program order.
+  llvm::ArrayRef<mlir::Operation *> in(mlir::Operation *function) const {
+    auto it = byFunction.find(function);
+    if (it == byFunction.end())
+      return {};
+    return it->second;
+  }
+
+private:
+  llvm::DenseMap<mlir::StringAttr, llvm::SmallVector<Entry, 1>> byCallee;
+  llvm::DenseMap<mlir::Operation *, llvm::SmallVector<mlir::Operation *, 4>>
+      byFunction;
+  /// The entry of the function `add` saw last: calls in a row are mostly in
+  /// one function.
+  mlir::Operation *lastFunction = nullptr;
+  llvm::SmallVector<mlir::Operation *, 4> *lastFunctionCalls = nullptr;
+};
+
 class Walk {
 public:
   Walk(mlir::ModuleOp module, mlir::func::FuncOp entry, const OpRules &rules);
   Walk(const Walk &) = delete;
   Walk &operator=(const Walk &) = delete;
 
-  /// Records the callers of every function, makes room for every value of
-  /// the module, and returns the custom calls in program order. Called once,
-  /// before any start is added.
-  llvm::SmallVector<mlir::Operation *> collectOps();
+  /// Indexes the call sites of the module, collects its custom calls and
+  /// writes into buffers, and makes room for every value of the module, in
+  /// one walk. Called once, before any start is added.
+  void collectOps();
+
+  /// The custom calls of the module, in program order.
+  llvm::ArrayRef<mlir::Operation *> getCustomCalls() const {
+    return customCalls;
+  }
+  /// The `stablehlo.dynamic_update_slice` ops of the module with a buffer, an
+  /// update and one result, in program order.
+  llvm::ArrayRef<mlir::Operation *> getDynamicUpdateSlices() const {
+    return dynamicUpdateSlices;
+  }
+  const CallSites &getCallSites() const { return callSites; }
+  /// The function named `name`, if the module has one.
+  mlir::func::FuncOp lookupFunction(mlir::StringAttr name) const {
+    return symbolTable.lookup<mlir::func::FuncOp>(name);
+  }
 
   /// Host memory starts at `value`, as start `startIndex` of the report.
   void addStart(mlir::Value value, unsigned startIndex);
@@ -187,9 +243,9 @@ private:
   LargeVector<unsigned> queue;
   size_t queueHead = 0;
 
-  /// The call sites of each function, host compute calls aside.
-  llvm::DenseMap<mlir::StringAttr, llvm::SmallVector<mlir::Operation *, 1>>
-      callers;
+  CallSites callSites;
+  llvm::SmallVector<mlir::Operation *> customCalls;
+  llvm::SmallVector<mlir::Operation *> dynamicUpdateSlices;
   /// The callee the walk entered last, and its body (null if it has none).
   mlir::StringAttr lastCallee;
   mlir::Block *lastCalleeBody = nullptr;

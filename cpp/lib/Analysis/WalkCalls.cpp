@@ -126,11 +126,9 @@ void Walk::propagateOutOfFunction(unsigned id, Operation *terminator,
   }
   if (!facts.global)
     return;
-  auto it = callers.find(function.getSymNameAttr());
-  if (it == callers.end())
-    return;
-  for (Operation *call : it->second)
-    reachResult(call, operand, pathId, id, StepKind::OutOfCallee);
+  for (auto [call, hostCompute] : callSites.of(function.getSymNameAttr()))
+    if (!hostCompute)
+      reachResult(call, operand, pathId, id, StepKind::OutOfCallee);
 }
 
 } // namespace hostoffload
