@@ -268,6 +268,7 @@ OpRules::OpRules(MLIRContext *context)
       namedComputation(StringAttr::get(context, names::kNamedComputationOp)),
       dynamicUpdateSlice(
           StringAttr::get(context, names::kDynamicUpdateSliceOp)),
+      mhloCopy(StringAttr::get(context, names::kMhloCopyOp)),
       frontendAttrs(StringAttr::get(context, names::kFrontendAttrs)) {
   for (const OpRuleEntry &entry : kOpRules)
     rules[StringAttr::get(context, entry.op)] = entry.rule;

@@ -167,6 +167,8 @@ public:
   bool isDynamicUpdateSlice(mlir::Operation *op) const {
     return is(op, dynamicUpdateSlice);
   }
+  /// `mhlo.copy` (XLA's kCopy); false for null.
+  bool isCopy(mlir::Operation *op) const { return op && is(op, mhloCopy); }
 
   /// The rule of an op for a use through `operand`.
   using Rule = UseRule (*)(mlir::Operation *op, unsigned operand);
@@ -178,7 +180,7 @@ private:
 
   llvm::DenseMap<mlir::StringAttr, Rule> rules;
   mlir::StringAttr customCall, call, funcReturn, whileOp, ifOp, caseOp,
-      manualComputation, namedComputation, dynamicUpdateSlice;
+      manualComputation, namedComputation, dynamicUpdateSlice, mhloCopy;
   /// Not an op: the attribute read on every call site, looked up by
   /// pointer.
   mlir::StringAttr frontendAttrs;

@@ -2,8 +2,6 @@
 
 #include "Walk.h"
 
-#include "hostoffload/Names.h"
-
 #include "llvm/ADT/STLExtras.h"
 
 using namespace mlir;
@@ -150,11 +148,14 @@ void Walk::propagate(unsigned id) {
   llvm::SmallVector<OpOperand *, 4> uses;
   for (OpOperand &use : nodes[id].value.getUses())
     uses.push_back(&use);
+  Operation *computedBy = nullptr;
   for (OpOperand *use : llvm::reverse(uses))
-    propagateThroughUse(id, use->getOwner(), use->getOperandNumber());
+    propagateThroughUse(id, use->getOwner(), use->getOperandNumber(),
+                        computedBy);
 }
 
-void Walk::propagateThroughUse(unsigned id, Operation *user, unsigned operand) {
+void Walk::propagateThroughUse(unsigned id, Operation *user, unsigned operand,
+                               Operation *&computedBy) {
   UseRule rule = rules.classifyUse(user, operand);
   // The op the rule applies to.
   Operation *op = user;
@@ -242,6 +243,12 @@ void Walk::propagateThroughUse(unsigned id, Operation *user, unsigned operand) {
   case UseKind::HostCompute:
     break;
   }
+  // An op computing on the node through several operands in a row (`x * x`)
+  // is host compute on it once: doing it again would change nothing, and
+  // were the node's facts to grow in between, it is queued again.
+  if (op == computedBy)
+    return;
+  computedBy = op;
   propagateThroughHostCompute(id, op);
 }
 
@@ -260,18 +267,17 @@ void Walk::propagateThroughHostCompute(unsigned id, Operation *op,
   recordHostCompute(op, id, firstResult);
 }
 
-static bool isCopy(Operation *op) {
-  return op && op->getName().getStringRef() == names::kMhloCopyOp;
-}
-
 void Walk::recordHostCompute(Operation *op, unsigned id,
                              std::optional<unsigned> firstResult) {
-  if (nodes[id].step == StepKind::HostCompute) {
+  const Node &node = nodes[id];
+  if (node.step == StepKind::HostCompute) {
     // Not reported again, but XLA's h2h relaxation of strict mode lets only
     // copies through: an op computing on a copy's result is refused there.
-    HostComputeOps &group = hostComputeByStart[factsOf(id).starts.front()];
-    if (isCopy(nodes[id].via) && !isCopy(op) && !group.firstNonCopy)
-      group.firstNonCopy = op;
+    if (rules.isCopy(node.via) && !rules.isCopy(op)) {
+      HostComputeOps &group = hostComputeByStart[factsOf(id).starts.front()];
+      if (!group.firstNonCopy)
+        group.firstNonCopy = op;
+    }
     return;
   }
   if (firstResult) {
@@ -285,7 +291,7 @@ void Walk::recordHostCompute(Operation *op, unsigned id,
   if (group.shown.size() <= kHostComputeOpsShown)
     group.shown.push_back(op);
   ++group.count;
-  if (!group.firstNonCopy && !isCopy(op))
+  if (!group.firstNonCopy && !rules.isCopy(op))
     group.firstNonCopy = op;
 }
 

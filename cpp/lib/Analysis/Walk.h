@@ -187,9 +187,10 @@ private:
 
   void propagate(unsigned id);
   /// Applies the rule of `user` to host memory of node `id` entering it
-  /// through operand `operand`.
-  void propagateThroughUse(unsigned id, mlir::Operation *user,
-                           unsigned operand);
+  /// through operand `operand`. `computedBy` is the op the previous use of
+  /// the node found computing on it, if any.
+  void propagateThroughUse(unsigned id, mlir::Operation *user, unsigned operand,
+                           mlir::Operation *&computedBy);
 
   /// `op` computes on node `id` in host memory. Unless XLA rewrites the op
   /// to compute on the sliced tensor instead (`usesSlices` false), that makes
