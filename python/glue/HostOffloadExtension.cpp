@@ -49,20 +49,22 @@ NB_MODULE(_hostoffload, m) {
       "host-offload-check.");
   m.def(
       "parse",
-      [](MlirContext context, nb::bytes text, nb::bytes name) {
+      [](MlirContext context, nb::bytes text, nb::bytes name, bool verify) {
         std::string json;
         MlirModule module = hostoffloadParseModule(
             context, mlirStringRefCreate(text.c_str(), text.size()),
-            mlirStringRefCreate(name.c_str(), name.size()), appendToString,
-            &json);
+            mlirStringRefCreate(name.c_str(), name.size()), verify,
+            appendToString, &json);
         nb::object parsed =
             mlirModuleIsNull(module) ? nb::none() : nb::cast(module);
         return std::make_pair(parsed, json);
       },
       nb::arg("context"), nb::arg("text"), nb::arg("name") = nb::bytes("-"),
+      nb::arg("verify") = true,
       "Parses MLIR text or bytecode into a new module of `context`, naming it "
-      "`name` (bytes, a file name) in the locations the parser makes; returns "
-      "(module, \"\"), or (None, the errors as JSON text).");
+      "`name` (bytes, a file name) in the locations the parser makes, and "
+      "verifies it unless `verify` is false; returns (module, \"\"), or "
+      "(None, the errors as JSON text).");
   m.def(
       "verify",
       [](MlirOperation op) {

@@ -152,3 +152,22 @@ def test_pretty_text_without_jax_says_how_to_get_the_generic_form() -> None:
     assert line.startswith("error: the input is pretty-printed StableHLO")
     assert "pip install 'hostoffload[jax]'" in line
     assert "print_generic_op_form=True, enable_debug_info=True" in line
+
+
+def test_what_jax_lowered_is_not_verified_again(monkeypatch: pytest.MonkeyPatch) -> None:
+    """JAX verifies each module it lowers; a module of jaxlib's given directly is verified."""
+    from hostoffload import _source
+
+    parse = _source._hostoffload.parse
+    verified: list[bool] = []
+
+    def recording_parse(context: object, text: bytes, name: bytes, verify: bool) -> object:
+        verified.append(verify)
+        return parse(context, text, name, verify)
+
+    monkeypatch.setattr(_source._hostoffload, "parse", recording_parse)
+    lowered = lowered_step()
+    traced = jax.jit(step).trace(arg(DEVICE), arg(PINNED))
+    assert check(lowered) == check(lowered.compiler_ir("stablehlo"))
+    assert e1200_outputs(check(traced)) == [0, 1]
+    assert verified == [False, True, False]

@@ -70,3 +70,21 @@ def test_pass_errors_reach_the_diagnostic_handler() -> None:
             "module: its functions are 'main'",
         )
     ]
+
+
+def test_parse_verifies_unless_told_the_text_is_verified() -> None:
+    from hostoffload.mlir._mlir_libs import _hostoffload
+
+    # Parses, but func.return gives no value for the declared result.
+    invalid = b"""
+    "func.func"() <{function_type = () -> tensor<4xf32>, sym_name = "main"}> ({
+      "func.return"() : () -> ()
+    }) : () -> ()
+    """
+    with ir.Context() as context:
+        context.allow_unregistered_dialects = True
+        module, errors = _hostoffload.parse(context, invalid, b"m.mlir")
+        assert module is None
+        assert "has 0 operands, but enclosing function (@main) returns 1" in errors
+        module, errors = _hostoffload.parse(context, invalid, b"m.mlir", False)
+        assert module is not None and errors == ""

@@ -33,7 +33,9 @@ MLIR_CAPI_EXPORTED MlirLogicalResult hostoffloadAnalyzeToJson(
     bool allowH2hCopy, MlirStringCallback callback, void *userData);
 
 /// Parses `text` (MLIR assembly or bytecode) into a new builtin.module of
-/// `context`, and verifies it. The text is named `bufferName` in locations
+/// `context`, and verifies it unless `verify` is false (for text printed from
+/// a module that was verified, as JAX verifies what it lowers). The text is
+/// named `bufferName` in locations
 /// the parser makes (as a file name; MLIR's tools name standard input "-").
 /// On failure, returns a null module and calls `callback` once with a JSON
 /// object whose "errors" list holds the errors of the parser or of the
@@ -43,7 +45,7 @@ MLIR_CAPI_EXPORTED MlirLogicalResult hostoffloadAnalyzeToJson(
 /// Python bindings abort on some messages that are not UTF-8).
 MLIR_CAPI_EXPORTED MlirModule hostoffloadParseModule(
     MlirContext context, MlirStringRef text, MlirStringRef bufferName,
-    MlirStringCallback callback, void *userData);
+    bool verify, MlirStringCallback callback, void *userData);
 
 /// Verifies `op` as MLIR's verifier does, except that a builtin.module's
 /// symbol uses are resolved in the module even inside ops of unregistered

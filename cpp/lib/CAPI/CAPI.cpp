@@ -154,8 +154,7 @@ private:
     if (auto callSite = llvm::dyn_cast<CallSiteLoc>(loc)) {
       // The callee is the innermost frame; the caller counts without one.
       const auto &callee = positions[indices.lookup(callSite.getCallee())];
-      return callee ? callee
-                    : positions[indices.lookup(callSite.getCaller())];
+      return callee ? callee : positions[indices.lookup(callSite.getCaller())];
     }
     auto name = llvm::dyn_cast<NameLoc>(loc);
     // A file directly inside a name is a Python frame, whose column
@@ -169,9 +168,9 @@ private:
   /// Python frame for JAX input), plus MLIR's spelling of it: whole, or as
   /// `callsite(callee at caller)` and `"name"(child)` by the indices of the
   /// parts.
-  void writeEntry(
-      llvm::json::OStream &json, Location loc,
-      const std::optional<hostoffload::SourcePosition> &position) const {
+  void
+  writeEntry(llvm::json::OStream &json, Location loc,
+             const std::optional<hostoffload::SourcePosition> &position) const {
     writeSourcePosition(json, position);
     if (auto callSite = llvm::dyn_cast<CallSiteLoc>(loc)) {
       json.attribute("callee", indices.lookup(callSite.getCallee()));
@@ -332,7 +331,7 @@ unsigned hostoffloadGetPathStepsAtEachEnd(void) {
 }
 
 MlirModule hostoffloadParseModule(MlirContext context, MlirStringRef text,
-                                  MlirStringRef bufferName,
+                                  MlirStringRef bufferName, bool verify,
                                   MlirStringCallback callback, void *userData) {
   OwningOpRef<ModuleOp> module;
   bool parsed = false;
@@ -343,7 +342,7 @@ MlirModule hostoffloadParseModule(MlirContext context, MlirStringRef text,
         unwrap(text), ParserConfig(unwrap(context), /*verifyAfterParse=*/false),
         unwrap(bufferName));
     parsed = static_cast<bool>(module);
-    if (parsed && failed(hostoffload::verifyModule(*module)))
+    if (parsed && verify && failed(hostoffload::verifyModule(*module)))
       module = nullptr;
     errors = std::move(collector.errors);
   }
