@@ -177,8 +177,17 @@ Location StartCollector::argumentLoc(unsigned index) {
     return argument.getLoc();
   std::optional<Location> firstUse, firstPythonUse;
   std::pair<unsigned, unsigned> firstPosition, firstPythonPosition;
+  // An argument can have a million users. Users in a row mostly share a
+  // location, whose position again is never before the first; and where the
+  // argument has a file position of its own, only a Python frame comes
+  // before it, which a bare file location is not.
+  std::optional<Location> lastLoc;
   for (Operation *user : argument.getUsers()) {
-    std::optional<SourcePosition> position = findSourcePosition(user->getLoc());
+    Location loc = user->getLoc();
+    if (loc == lastLoc || (own && llvm::isa<FileLineColRange>(loc)))
+      continue;
+    lastLoc = loc;
+    std::optional<SourcePosition> position = findSourcePosition(loc);
     if (!position)
       continue;
     std::pair<unsigned, unsigned> lineAndColumn{position->line,
