@@ -146,10 +146,22 @@ public:
   /// What XLA does with host memory entering `user` through operand
   /// `operand`.
   UseRule classifyUse(mlir::Operation *user, unsigned operand) const {
-    auto it = rules.find(user->getName().getIdentifier());
-    if (it == rules.end())
-      return UseRule{UseKind::HostCompute};
-    return it->second(user, operand);
+    return classifyUse(findRule(user->getName()), user, operand);
+  }
+
+  /// The rule of an op for a use through `operand`.
+  using Rule = UseRule (*)(mlir::Operation *op, unsigned operand);
+
+  /// The rule of the ops named `name`; null for the ops that compute on host
+  /// memory.
+  Rule findRule(mlir::OperationName name) const {
+    return rules.lookup(name.getIdentifier());
+  }
+
+  /// classifyUse with the rule of the user's name, found by findRule.
+  static UseRule classifyUse(Rule rule, mlir::Operation *user,
+                             unsigned operand) {
+    return rule ? rule(user, operand) : UseRule{UseKind::HostCompute};
   }
 
   /// What the op owning the region of `terminator` (a stablehlo.return or
@@ -169,9 +181,6 @@ public:
   }
   /// `mhlo.copy` (XLA's kCopy); false for null.
   bool isCopy(mlir::Operation *op) const { return op && is(op, mhloCopy); }
-
-  /// The rule of an op for a use through `operand`.
-  using Rule = UseRule (*)(mlir::Operation *op, unsigned operand);
 
 private:
   static bool is(mlir::Operation *op, mlir::StringAttr name) {

@@ -156,7 +156,12 @@ void Walk::propagate(unsigned id) {
 
 void Walk::propagateThroughUse(unsigned id, Operation *user, unsigned operand,
                                Operation *&computedBy) {
-  UseRule rule = rules.classifyUse(user, operand);
+  // Uses in a row are mostly by ops of one name: its rule is looked up once.
+  if (user->getName().getAsOpaquePointer() != lastUserName) {
+    lastUserName = user->getName().getAsOpaquePointer();
+    lastUserRule = rules.findRule(user->getName());
+  }
+  UseRule rule = OpRules::classifyUse(lastUserRule, user, operand);
   // The op the rule applies to.
   Operation *op = user;
   if (rule.kind == UseKind::RegionYield) {
@@ -274,7 +279,7 @@ void Walk::recordHostCompute(Operation *op, unsigned id,
     // Not reported again, but XLA's h2h relaxation of strict mode lets only
     // copies through: an op computing on a copy's result is refused there.
     if (rules.isCopy(node.via) && !rules.isCopy(op)) {
-      HostComputeOps &group = hostComputeByStart[factsOf(id).starts.front()];
+      HostComputeOps &group = getHostComputeGroup(factsOf(id).starts.front());
       if (!group.firstNonCopy)
         group.firstNonCopy = op;
     }
@@ -287,12 +292,23 @@ void Walk::recordHostCompute(Operation *op, unsigned id,
   } else if (!resultlessHostComputeOps.insert(op).second) {
     return;
   }
-  HostComputeOps &group = hostComputeByStart[factsOf(id).starts.front()];
+  HostComputeOps &group = getHostComputeGroup(factsOf(id).starts.front());
   if (group.shown.size() <= kHostComputeOpsShown)
     group.shown.push_back(op);
   ++group.count;
   if (!group.firstNonCopy && !rules.isCopy(op))
     group.firstNonCopy = op;
+}
+
+HostComputeOps &Walk::getHostComputeGroup(unsigned start) {
+  // Host compute in a row is mostly on the host memory of one start (a
+  // tensor used by a thousand ops).
+  if (start != lastHostComputeStart) {
+    lastHostComputeStart = start;
+    lastHostComputeGroup = hostComputeByStart.try_emplace(start).first -
+                           hostComputeByStart.begin();
+  }
+  return hostComputeByStart.begin()[lastHostComputeGroup].second;
 }
 
 //===----------------------------------------------------------------------===//

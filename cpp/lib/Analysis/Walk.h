@@ -201,6 +201,9 @@ private:
   /// made (node `id`) enters it; `firstResult` is the node of its result 0.
   void recordHostCompute(mlir::Operation *op, unsigned id,
                          std::optional<unsigned> firstResult);
+  /// The ops computing on the host memory of start `start`, added if none
+  /// are yet.
+  HostComputeOps &getHostComputeGroup(unsigned start);
 
   bool isMadeOfSlicesOnly(unsigned id) const;
   unsigned getSliceId(mlir::Operation *slice);
@@ -243,6 +246,9 @@ private:
   NodeTable nodes;
   LargeVector<unsigned> queue;
   size_t queueHead = 0;
+  /// The name of the op propagateThroughUse saw last, and its rule.
+  const void *lastUserName = nullptr;
+  OpRules::Rule lastUserRule = nullptr;
 
   CallSites callSites;
   llvm::SmallVector<mlir::Operation *> customCalls;
@@ -291,6 +297,10 @@ private:
   /// marked on the node of their first result).
   llvm::DenseSet<mlir::Operation *> resultlessHostComputeOps;
   llvm::MapVector<unsigned, HostComputeOps> hostComputeByStart;
+  /// The start getHostComputeGroup was last asked for, and the index of its
+  /// group in `hostComputeByStart`.
+  unsigned lastHostComputeStart = ~0u;
+  size_t lastHostComputeGroup = 0;
 
   /// The slices reached, by id.
   llvm::DenseMap<mlir::Operation *, unsigned> sliceIds;
