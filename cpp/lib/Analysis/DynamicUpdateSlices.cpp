@@ -301,8 +301,8 @@ void DynamicUpdateSliceRules::reportParameter(Operation *write,
   finding.notes.push_back({write->getLoc(), "path: " + steps});
   std::optional<llvm::StringRef> name =
       findArgumentName(entry.getArgument(index));
-  std::string jaxArgument = name ? quotedName(name->str())
-                                    : "argument #" + std::to_string(index);
+  std::string jaxArgument =
+      name ? quotedName(name->str()) : "argument #" + std::to_string(index);
   std::string moduleChange =
       declared.fromModuleSpaces
           ? "set memory space 5 for argument " + std::to_string(index) +

@@ -279,10 +279,11 @@ void StartCollector::collectEntrySignature() {
     if (declared.kind != names::kPinnedHost)
       continue;
     unsigned startIndex = report.starts.size();
-    report.starts.push_back(
-        {TraceStart::Kind::Argument, i, describeArgument(entry.getArgument(i)),
-         describeArgument(entry.getArgument(i)) + " is declared " + declared.describe(),
-         argumentLoc(i), xlaArgumentName(i)});
+    report.starts.push_back({TraceStart::Kind::Argument, i,
+                             describeArgument(entry.getArgument(i)),
+                             describeArgument(entry.getArgument(i)) +
+                                 " is declared " + declared.describe(),
+                             argumentLoc(i), xlaArgumentName(i)});
     walk.addStart(entry.getArgument(i), startIndex);
   }
   for (unsigned i = 0, e = entry.getNumResults(); i < e; ++i) {
