@@ -184,12 +184,14 @@ void emitFindings(const HostOffloadReport &report);
 /// can open, for JAX locations), if there is one.
 std::optional<mlir::FileLineColRange> findFileLocation(mlir::Location loc);
 
-/// Returns the user's name for a function argument: the name location JAX
-/// gives it, or the name that HLO input fuses with the parameter's line.
-std::optional<llvm::StringRef> findArgumentName(mlir::BlockArgument argument);
+/// Returns the name `loc` gives: that of a name location, or of the name
+/// location first in a fused location. JAX names a function argument so;
+/// HLO input fuses a parameter's name with its line, and the HLO importer
+/// names each op after its instruction.
+std::optional<llvm::StringRef> findLocationName(mlir::Location loc);
 
 /// Describes `argument` for a message: `argument 'x'` by its name (see
-/// `findArgumentName`), else `argument #<index>`.
+/// `findLocationName`), else `argument #<index>`.
 std::string describeArgument(mlir::BlockArgument argument);
 
 /// A place in a source file counted the way editors count it: lines and

@@ -102,7 +102,7 @@ Operation *DynamicUpdateSliceRules::annotationBehind(Value value) const {
         return nullptr;
       continue;
     }
-    if (isOp(op, names::kMhloCopyOp))
+    if (rules.isCopy(op))
       continue;
     if (rules.classifyUse(op, 0).kind != UseKind::Bitcast)
       return nullptr;
@@ -217,8 +217,7 @@ UpTrace DynamicUpdateSliceRules::traceUp(Operation *write) {
           (movesToHost && !isOp(user, names::kDynamicUpdateSliceOp)))
         return trace;
       push(op->getOperand(0), path, op, current);
-    } else if (rules.classifyUse(op, 0).kind == UseKind::Bitcast &&
-               name != names::kBroadcastInDimOp) {
+    } else if (rules.classifyUse(op, 0).kind == UseKind::Bitcast) {
       push(op->getOperand(0), path, op, current);
     } else {
       return trace;
@@ -228,16 +227,12 @@ UpTrace DynamicUpdateSliceRules::traceUp(Operation *write) {
 }
 
 std::string DynamicUpdateSliceRules::xlaParameterName(unsigned index) {
-  if (auto hloEntry =
-          module->getAttrOfType<DictionaryAttr>(names::kHloEntryAttr))
-    if (auto arguments =
-            llvm::dyn_cast_or_null<ArrayAttr>(hloEntry.get("arguments")))
-      if (index < arguments.size())
-        if (auto name = llvm::dyn_cast<StringAttr>(arguments[index]);
-            name && !name.getValue().empty())
-          return name.getValue().str();
+  std::string hloName = getHloArgumentName(
+      module->getAttrOfType<DictionaryAttr>(names::kHloEntryAttr), index);
+  if (!hloName.empty())
+    return hloName;
   if (std::optional<llvm::StringRef> name =
-          findArgumentName(entry.getArgument(index)))
+          findLocationName(entry.getArgument(index).getLoc()))
     return name->str();
   return "argument #" + std::to_string(index);
 }
@@ -300,7 +295,7 @@ void DynamicUpdateSliceRules::reportParameter(Operation *write,
     steps += " -> " + describeStep(trace.steps[step].user);
   finding.notes.push_back({write->getLoc(), "path: " + steps});
   std::optional<llvm::StringRef> name =
-      findArgumentName(entry.getArgument(index));
+      findLocationName(entry.getArgument(index).getLoc());
   std::string jaxArgument =
       name ? quotedName(name->str()) : "argument #" + std::to_string(index);
   std::string moduleChange =

@@ -174,8 +174,7 @@ std::optional<FileLineColRange> findFileLocation(Location loc) {
   return std::nullopt;
 }
 
-std::optional<llvm::StringRef> findArgumentName(BlockArgument argument) {
-  Location loc = argument.getLoc();
+std::optional<llvm::StringRef> findLocationName(Location loc) {
   if (auto fused = llvm::dyn_cast<FusedLoc>(loc))
     if (!fused.getLocations().empty())
       loc = fused.getLocations().front();
@@ -185,7 +184,7 @@ std::optional<llvm::StringRef> findArgumentName(BlockArgument argument) {
 }
 
 std::string describeArgument(BlockArgument argument) {
-  if (std::optional<llvm::StringRef> name = findArgumentName(argument))
+  if (std::optional<llvm::StringRef> name = findLocationName(argument.getLoc()))
     return "argument '" + name->str() + "'";
   return "argument #" + std::to_string(argument.getArgNumber());
 }

@@ -21,6 +21,16 @@ StringAttr getStringAttr(Operation *op, llvm::StringRef name) {
   return llvm::dyn_cast_or_null<StringAttr>(op->getAttr(name));
 }
 
+std::string getHloArgumentName(DictionaryAttr hloEntry, unsigned index) {
+  auto arguments = hloEntry
+                       ? hloEntry.getAs<ArrayAttr>(names::kHloEntryArguments)
+                       : ArrayAttr();
+  if (!arguments || index >= arguments.size())
+    return "";
+  auto name = llvm::dyn_cast<StringAttr>(arguments[index]);
+  return name ? name.getValue().str() : "";
+}
+
 CustomCallInfo classifyCustomCall(Operation *op) {
   CustomCallInfo info;
   StringAttr target = getStringAttr(op, names::kCallTargetNameAttr);

@@ -19,6 +19,7 @@
 #include "llvm/ADT/StringRef.h"
 
 #include <optional>
+#include <string>
 
 namespace hostoffload {
 
@@ -136,6 +137,11 @@ std::optional<int64_t> getTupleIndex(mlir::Operation *op);
 
 /// The callee of a `func.call`; null for another op.
 mlir::FlatSymbolRefAttr getCallee(mlir::Operation *call);
+
+/// XLA's name of entry argument `index` (its HLO parameter) as the HLO front
+/// end records it in the module attribute `hostoffload.hlo_entry` (given as
+/// `hloEntry`, null for a module not converted from HLO); "" if unknown.
+std::string getHloArgumentName(mlir::DictionaryAttr hloEntry, unsigned index);
 
 /// The rules of every op, with the op names they dispatch on interned once per
 /// run, so that finding an op's rule is a lookup by pointer.

@@ -18,14 +18,9 @@ namespace {
 
 /// The name of the HLO instruction an op was imported from: the importer
 /// puts it first in the op's location (`loc("mul.6"(...))`, or first in a
-/// fused location).
+/// fused location); "" if there is none.
 std::string getInstructionName(Location loc) {
-  if (auto nameLoc = llvm::dyn_cast<NameLoc>(loc))
-    return nameLoc.getName().str();
-  if (auto fused = llvm::dyn_cast<FusedLoc>(loc))
-    if (!fused.getLocations().empty())
-      return getInstructionName(fused.getLocations().front());
-  return "";
+  return findLocationName(loc).value_or("").str();
 }
 
 /// The ops XLA's HostOffloader passes over between a MoveToHost and the
@@ -50,16 +45,6 @@ bool endsTraceAtOnce(Operation *op) {
 }
 
 } // namespace
-
-std::string StartCollector::xlaArgumentName(unsigned index) const {
-  auto arguments = hloEntry
-                       ? hloEntry.getAs<ArrayAttr>(names::kHloEntryArguments)
-                       : ArrayAttr();
-  if (!arguments || index >= arguments.size())
-    return "";
-  auto name = llvm::dyn_cast<StringAttr>(arguments[index]);
-  return name ? name.getValue().str() : "";
-}
 
 /// The instruction XLA's trace starts from when it takes the moved tensor
 /// through `use`, or "" when its name is not known: inside a callee (XLA has
@@ -283,7 +268,7 @@ void StartCollector::collectEntrySignature() {
                              describeArgument(entry.getArgument(i)),
                              describeArgument(entry.getArgument(i)) +
                                  " is declared " + declared.describe(),
-                             argumentLoc(i), xlaArgumentName(i)});
+                             argumentLoc(i), getHloArgumentName(hloEntry, i)});
     walk.addStart(entry.getArgument(i), startIndex);
   }
   for (unsigned i = 0, e = entry.getNumResults(); i < e; ++i) {

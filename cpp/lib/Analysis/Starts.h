@@ -49,7 +49,6 @@ public:
   }
 
 private:
-  std::string xlaArgumentName(unsigned index) const;
   std::string xlaAnnotationName(mlir::Operation *annotation);
   std::string xlaUserName(mlir::OpOperand &use);
   void addInlinedValues(mlir::OpOperand &use,
