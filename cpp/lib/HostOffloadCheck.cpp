@@ -8,6 +8,7 @@
 #include "Analysis/LargeArrayAllocator.h"
 
 #include <atomic>
+#include <optional>
 
 namespace hostoffload {
 
@@ -31,32 +32,28 @@ struct HostOffloadCheckPass
     // spares the pass manager a re-verification of the whole module.
     markAllAnalysesPreserved();
     mlir::FailureOr<HostOffloadReport> report = mlir::failure();
-    HostOffloadOptions options{entry, strict, allowH2hCopy};
-    if (diagnosticsFromAnalysisThread) {
-      runWithOwnHeap([&] {
-        report = analyzeHostOffload(getOperation(), options);
-        if (mlir::succeeded(report))
-          emitFindings(*report);
-      });
-    } else {
-      // The analysis runs on a heap of its own (runWithOwnHeap), but whatever
-      // it reports goes to the context's handlers from this thread: a handler
-      // may be Python's, which must not be called from a thread Python does
-      // not know.
-      llvm::SmallVector<mlir::Diagnostic> raised;
-      runWithOwnHeap([&] {
-        mlir::ScopedDiagnosticHandler keep(
-            &getContext(), [&](mlir::Diagnostic &diagnostic) {
-              raised.push_back(std::move(diagnostic));
-              return mlir::success();
-            });
-        report = analyzeHostOffload(getOperation(), options);
-      });
-      for (mlir::Diagnostic &diagnostic : raised)
-        getContext().getDiagEngine().emit(std::move(diagnostic));
-      if (mlir::succeeded(report))
+    // The analysis runs on a heap of its own (runWithOwnHeap). Unless every
+    // handler may be called from that thread, what it reports goes to the
+    // context's handlers from this one: a handler may be Python's, which
+    // must not be called from a thread Python does not know.
+    bool emitOnAnalysisThread = diagnosticsFromAnalysisThread;
+    llvm::SmallVector<mlir::Diagnostic> raised;
+    runWithOwnHeap([&] {
+      std::optional<mlir::ScopedDiagnosticHandler> keep;
+      if (!emitOnAnalysisThread)
+        keep.emplace(&getContext(), [&](mlir::Diagnostic &diagnostic) {
+          raised.push_back(std::move(diagnostic));
+          return mlir::success();
+        });
+      report = analyzeHostOffload(
+          getOperation(), HostOffloadOptions{entry, strict, allowH2hCopy});
+      if (emitOnAnalysisThread && mlir::succeeded(report))
         emitFindings(*report);
-    }
+    });
+    for (mlir::Diagnostic &diagnostic : raised)
+      getContext().getDiagEngine().emit(std::move(diagnostic));
+    if (!emitOnAnalysisThread && mlir::succeeded(report))
+      emitFindings(*report);
     if (mlir::failed(report)) {
       signalPassFailure();
       return;
