@@ -55,7 +55,7 @@ def _prepare_lines(lines: Iterable[str], quoted_file: str) -> Iterator[str]:
         if _PARAMETER.match(line, instruction.end()):
             # An entry parameter's location names the function argument: JAX's op_name is
             # the user's name for it, kept; the parameter's line is added after it.
-            yield _with_parameter_metadata(line, instruction[1], quoted_file, number)
+            yield _with_metadata(line, instruction[1], quoted_file, number, keep_op_name=True)
             continue
         line = _ELIDED_CONSTANT.sub(
             f'custom-call(), custom_call_target="{ELIDED_CONSTANT_TARGET}"', line
@@ -63,9 +63,13 @@ def _prepare_lines(lines: Iterable[str], quoted_file: str) -> Iterator[str]:
         yield _with_metadata(line, instruction[1], quoted_file, number)
 
 
-def _with_metadata(line: str, name: str, quoted_file: str, number: int) -> str:
+def _with_metadata(
+    line: str, name: str, quoted_file: str, number: int, *, keep_op_name: bool = False
+) -> str:
     """``line`` with the op_name ``name``, and located at line ``number`` of the file unless
-    its metadata has a Python frame or file (or ``quoted_file`` is empty)."""
+    its metadata has a Python frame or file (or ``quoted_file`` is empty). With
+    ``keep_op_name``, metadata the line has keeps its fields, op_name included, and ``name``
+    is used only for metadata the line lacks."""
     quoted_name = _hlo_string(name)
     where = f" source_file={quoted_file} source_line={number}" if quoted_file else ""
     start = _metadata_start(line)
@@ -78,21 +82,9 @@ def _with_metadata(line: str, name: str, quoted_file: str, number: int) -> str:
     fields = _OP_NAME.sub("", line[start:end])
     if "stack_frame_id=" in fields or "source_file=" in fields:
         where = ""
+    if keep_op_name:
+        return f"{line[:end].rstrip()}{where}{line[end:]}" if where else line
     return f"{line[:start]}op_name={quoted_name}{where} {fields.strip()}{line[end:]}"
-
-
-def _with_parameter_metadata(line: str, name: str, quoted_file: str, number: int) -> str:
-    """``line`` located at line ``number`` of the file, like :func:`_with_metadata`, but
-    keeping the op_name JAX gave the parameter (``name`` is used only where there is none)."""
-    start = _metadata_start(line)
-    if start is None:
-        return _with_metadata(line, name, quoted_file, number)
-    end = _closing_brace(line, start)
-    fields = line[start:end]
-    if end is None or not quoted_file or "stack_frame_id=" in fields or "source_file=" in fields:
-        return line
-    where = f"source_file={quoted_file} source_line={number}"
-    return f"{line[:end].rstrip()} {where}{line[end:]}"
 
 
 def _metadata_start(line: str) -> int | None:
