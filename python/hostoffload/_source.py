@@ -114,34 +114,30 @@ def _module_of(
         return _from_bytes(data, context, path, path), path
     if isinstance(source, (bytes, bytearray, memoryview)):
         return _from_bytes(bytes(source), context, name, None), name
-    generic = _jax_object_generic_form(source, name)
-    if generic is None:
+    found = _jax_object_generic_form(source, name)
+    if found is None:
         message = f"cannot check a {type(source).__qualname__}: {UNSUPPORTED}"
         raise InputError.unlocated(message, source=name)
-    # JAX verifies every module it lowers (a second verifier pass costs 5-8 % of the parse);
-    # a module of jaxlib's MLIR given directly may have been changed since.
-    return _parse_generic(generic, name, context, verify=not _lowered_by_jax(source)), name
+    generic, verified = found
+    return _parse_generic(generic, name, context, verify=not verified), name
 
 
-def _lowered_by_jax(source: object) -> bool:
-    import jax
-
-    return isinstance(source, (jax.stages.Lowered, jax.stages.Traced))
-
-
-def _jax_object_generic_form(source: object, name: str | None) -> bytes | None:
-    """The generic form of a JAX or jaxlib object, or None for anything else."""
+def _jax_object_generic_form(source: object, name: str | None) -> tuple[bytes, bool] | None:
+    """The generic form of a JAX or jaxlib object, and whether JAX verified the module it is
+    printed from; None for anything else."""
     if type(source).__module__.split(".")[0] not in ("jax", "jaxlib"):
         return None
     import jax
 
     if isinstance(source, jax.export.Exported):
-        return _convert.exported_to_generic(source, name)
+        return _convert.exported_to_generic(source, name), False
     if isinstance(source, (jax.stages.Lowered, jax.stages.Traced)):
-        return _convert.lowered_to_generic(source)
+        # JAX verifies every module it lowers: a second verifier pass would cost 5-8 % of
+        # the parse.
+        return _convert.lowered_to_generic(source), True
     foreign = getattr(source, "operation", source)
-    if hasattr(foreign, "get_asm"):  # a module or operation of jaxlib's MLIR
-        return generic_text(foreign)
+    if hasattr(foreign, "get_asm"):  # a module or operation of jaxlib's MLIR, maybe changed
+        return generic_text(foreign), False
     return None
 
 
