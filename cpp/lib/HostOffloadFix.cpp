@@ -10,6 +10,8 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "Analysis/OpRules.h"
+
 #include "hostoffload/HostOffloadAnalysis.h"
 #include "hostoffload/Names.h"
 #include "hostoffload/Passes.h"
@@ -42,17 +44,6 @@ getMismatches(const HostOffloadReport &report) {
     if (finding.code == FindingCode::OutputNotInHostMemory)
       mismatches.push_back(&finding);
   return mismatches;
-}
-
-/// The module attribute through which modules converted from HLO declare the
-/// memory space of each output, e.g. "5;0".
-StringAttr getOutMemorySpaces(ModuleOp module) {
-  auto frontendAttrs =
-      module->getAttrOfType<DictionaryAttr>(names::kFrontendAttrs);
-  if (!frontendAttrs)
-    return {};
-  return llvm::dyn_cast_or_null<StringAttr>(
-      frontendAttrs.get(names::kOutMemorySpaces));
 }
 
 /// Sets `mhlo.memory_kind = "pinned_host"` in `attrs[index]` for each of
@@ -94,7 +85,9 @@ void setPinnedHostSpaces(ModuleOp module, llvm::StringRef spacesName,
 void declareInHostMemory(ModuleOp module, func::FuncOp entry,
                          llvm::ArrayRef<const Finding *> mismatches) {
   llvm::SmallVector<llvm::StringRef> spaces;
-  if (StringAttr declared = getOutMemorySpaces(module))
+  // Modules converted from HLO declare the memory space of each output there,
+  // e.g. "5;0".
+  if (StringAttr declared = getFrontendAttr(module, names::kOutMemorySpaces))
     declared.getValue().split(spaces, names::kMemorySpaceSeparator);
   llvm::SmallVector<unsigned> byKind, bySpace;
   for (const Finding *finding : mismatches)
@@ -114,12 +107,7 @@ void declareInHostMemory(ModuleOp module, func::FuncOp entry,
 /// declares its arguments; returns whether any changed.
 bool declareArgumentsInHostMemory(ModuleOp module, func::FuncOp entry,
                                   const HostOffloadReport &report) {
-  auto frontendAttrs =
-      module->getAttrOfType<DictionaryAttr>(names::kFrontendAttrs);
-  auto declaredSpaces = frontendAttrs
-                            ? llvm::dyn_cast_or_null<StringAttr>(
-                                  frontendAttrs.get(names::kArgMemorySpaces))
-                            : StringAttr();
+  StringAttr declaredSpaces = getFrontendAttr(module, names::kArgMemorySpaces);
   llvm::SmallVector<llvm::StringRef> spaces;
   if (declaredSpaces)
     declaredSpaces.getValue().split(spaces, names::kMemorySpaceSeparator);

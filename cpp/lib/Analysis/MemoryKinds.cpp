@@ -2,6 +2,8 @@
 
 #include "MemoryKinds.h"
 
+#include "OpRules.h"
+
 #include "hostoffload/Names.h"
 
 #include "llvm/ADT/SmallVector.h"
@@ -46,11 +48,8 @@ readMemoryKinds(ArrayAttr perValueAttrs, unsigned count, ModuleOp module,
                 llvm::StringLiteral moduleSpacesKey) {
   std::vector<DeclaredMemoryKind> kinds(count);
   llvm::SmallVector<llvm::StringRef> moduleSpaces;
-  if (auto frontendAttrs =
-          module->getAttrOfType<DictionaryAttr>(names::kFrontendAttrs))
-    if (auto spaces = llvm::dyn_cast_or_null<StringAttr>(
-            frontendAttrs.get(moduleSpacesKey)))
-      spaces.getValue().split(moduleSpaces, names::kMemorySpaceSeparator);
+  if (StringAttr spaces = getFrontendAttr(module, moduleSpacesKey))
+    spaces.getValue().split(moduleSpaces, names::kMemorySpaceSeparator);
   StringAttr memoryKindName =
       StringAttr::get(module.getContext(), names::kMemoryKindAttr);
   for (unsigned index = 0; index < count; ++index) {

@@ -21,6 +21,13 @@ StringAttr getStringAttr(Operation *op, llvm::StringRef name) {
   return llvm::dyn_cast_or_null<StringAttr>(op->getAttr(name));
 }
 
+StringAttr getFrontendAttr(Operation *op, llvm::StringRef key) {
+  auto frontendAttrs = op->getAttrOfType<DictionaryAttr>(names::kFrontendAttrs);
+  return frontendAttrs
+             ? llvm::dyn_cast_or_null<StringAttr>(frontendAttrs.get(key))
+             : StringAttr();
+}
+
 std::string getHloArgumentName(DictionaryAttr hloEntry, unsigned index) {
   auto arguments = hloEntry
                        ? hloEntry.getAs<ArrayAttr>(names::kHloEntryArguments)
@@ -40,12 +47,7 @@ CustomCallInfo classifyCustomCall(Operation *op) {
   bool isAnnotation = false;
   if (info.target == names::kAnnotateDevicePlacement) {
     isAnnotation = true;
-    auto frontendAttrs =
-        op->getAttrOfType<DictionaryAttr>(names::kFrontendAttrs);
-    StringAttr placement = frontendAttrs
-                               ? llvm::dyn_cast_or_null<StringAttr>(
-                                     frontendAttrs.get(names::kPlacementAttr))
-                               : StringAttr();
+    StringAttr placement = getFrontendAttr(op, names::kPlacementAttr);
     info.placement = placement ? placement.getValue() : llvm::StringRef();
     if (info.placement == names::kPinnedHost ||
         info.placement == names::kUnpinnedHost) {

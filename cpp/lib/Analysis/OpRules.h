@@ -130,6 +130,10 @@ CustomCallInfo classifyCustomCall(mlir::Operation *op);
 /// The attribute `name` of `op` if it is a string.
 mlir::StringAttr getStringAttr(mlir::Operation *op, llvm::StringRef name);
 
+/// The entry `key` of `op`'s `mhlo.frontend_attributes` if it is a string;
+/// null if there is none, or the attributes are no dictionary.
+mlir::StringAttr getFrontendAttr(mlir::Operation *op, llvm::StringRef key);
+
 /// Returns the index of a `get_tuple_element`. StableHLO is not registered, so
 /// nothing checks that it is an i32: an integer of any type and signedness is
 /// read, and one that does not fit in 64 bits selects no element.
