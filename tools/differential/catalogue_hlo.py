@@ -330,19 +330,9 @@ def record(devices: list[Any], program: HloProgram, out_dir: Path) -> dict[str, 
 
 
 def versions(device: Any) -> dict[str, str]:
-    from importlib import metadata
+    from tools.differential import worker
 
-    import jax
-
-    return {
-        "jax": jax.__version__,
-        "jaxlib": metadata.version("jaxlib"),
-        "libtpu": metadata.version("libtpu"),
-        "platform_version": str(device.client.platform_version).strip(),
-        "topology": TOPOLOGY,
-        "device_kind": str(device.device_kind),
-        "date": datetime.date.today().isoformat(),
-    }
+    return worker.versions(device, TOPOLOGY) | {"date": datetime.date.today().isoformat()}
 
 
 def main() -> None:
