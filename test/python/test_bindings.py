@@ -1,6 +1,7 @@
 """Our own copy of the MLIR Python API at ``hostoffload.mlir``."""
 
 import importlib
+import json
 import pkgutil
 
 import pytest
@@ -88,3 +89,28 @@ def test_parse_verifies_unless_told_the_text_is_verified() -> None:
         assert "has 0 operands, but enclosing function (@main) returns 1" in errors
         module, errors = _hostoffload.parse(context, invalid, b"m.mlir", False)
         assert module is not None and errors == ""
+
+
+@pytest.mark.parametrize(
+    ("attribute", "error"),
+    [
+        ('#a$b.c<"x">', ""),
+        ("#_x9.y<1>", ""),
+        ("#a-b.c<1>", """invalid dialect namespace '"a-b"'"""),
+        ("#$a.c<1>", """invalid dialect namespace '"$a"'"""),
+    ],
+)
+def test_parse_reads_dialect_namespaces_by_mlirs_rule(attribute: str, error: str) -> None:
+    # Our link replaces MLIR's regex for the namespace of an unregistered dialect's
+    # attribute; what it accepts and rejects is MLIR's.
+    from hostoffload.mlir._mlir_libs import _hostoffload
+
+    text = f'"test.op"() {{a = {attribute}}} : () -> ()'.encode()
+    with ir.Context() as context:
+        context.allow_unregistered_dialects = True
+        module, errors = _hostoffload.parse(context, text, b"m.mlir")
+        if error:
+            assert module is None
+            assert [e["message"] for e in json.loads(errors)["errors"]] == [error]
+        else:
+            assert attribute in str(module)
