@@ -7,6 +7,8 @@
 
 #include "DriverLoop.h"
 
+#include "CachedDiagnosticHandler.h"
+
 #include "mlir/Bytecode/BytecodeWriter.h"
 #include "mlir/Debug/CLOptionsSetup.h"
 #include "mlir/IR/AsmState.h"
@@ -71,7 +73,7 @@ mlir::LogicalResult hostoffload::processWithoutTeardown(
   context.allowUnregisteredDialects(config.shouldAllowUnregisteredDialects());
   mlir::tracing::InstallDebugHandler debugHandler(context,
                                                   config.getDebugConfig());
-  mlir::SourceMgrDiagnosticHandler diagnosticHandler(*sourceMgr, &context);
+  CachedDiagnosticHandler diagnosticHandler(*sourceMgr, &context);
 
   mlir::DefaultTimingManager timingManager;
   mlir::applyDefaultTimingManagerCLOptions(timingManager);

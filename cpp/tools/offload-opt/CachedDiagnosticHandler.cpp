@@ -1,0 +1,120 @@
+//===- CachedDiagnosticHandler.cpp - MLIR's diagnostics, formatted once ---===//
+//
+// emit() follows SourceMgrDiagnosticHandler::emitDiagnostic(Diagnostic &) of
+// MLIR 22 for a handler without a location filter: the message at its
+// location, the callers of a call site location as "called from" notes (at
+// most ten, MLIR's default), then the notes, each showing its source line only
+// when its location differs from the one printed before it.
+//
+//===----------------------------------------------------------------------===//
+
+#include "CachedDiagnosticHandler.h"
+
+#include "llvm/Support/WithColor.h"
+
+using namespace mlir;
+
+namespace hostoffload {
+
+namespace {
+
+/// MLIR's default limit on the callers printed for a call site location.
+constexpr unsigned kCallStackLimit = 10;
+
+/// What stands for the message when MLIR formats a location: the text around
+/// it is the frame. Control characters keep it out of file names and sources.
+constexpr llvm::StringLiteral kPlaceholder = "\x01hostoffload-message\x02";
+
+/// The call site location that MLIR's handler prints a call stack for: the
+/// first one found through name locations and the parts of fused ones, in
+/// order.
+std::optional<CallSiteLoc> findCallSite(Location loc) {
+  llvm::SmallVector<Location> pending{loc};
+  while (!pending.empty()) {
+    Location current = pending.pop_back_val();
+    if (auto callSite = llvm::dyn_cast<CallSiteLoc>(current))
+      return callSite;
+    if (auto name = llvm::dyn_cast<NameLoc>(current))
+      pending.push_back(name.getChildLoc());
+    else if (auto fused = llvm::dyn_cast<FusedLoc>(current))
+      llvm::append_range(pending, llvm::reverse(fused.getLocations()));
+  }
+  return std::nullopt;
+}
+
+} // namespace
+
+CachedDiagnosticHandler::CachedDiagnosticHandler(llvm::SourceMgr &sourceMgr,
+                                                 MLIRContext *context)
+    : SourceMgrDiagnosticHandler(sourceMgr, context),
+      showsColors(llvm::WithColor::defaultAutoDetectFunction()(os)),
+      formatter(sourceMgr, context, formattedStream) {
+  setHandler([this](Diagnostic &diagnostic) { emit(diagnostic); });
+}
+
+void CachedDiagnosticHandler::emit(Diagnostic &diagnostic) {
+  if (showsColors)
+    return emitDiagnostic(diagnostic);
+  auto printDiagnostic = [](const Diagnostic &message) {
+    return [&message](llvm::raw_ostream &out) { message.print(out); };
+  };
+  Location loc = diagnostic.getLocation();
+  emitMessage(loc, diagnostic.getSeverity(), /*displaySourceLine=*/true,
+              printDiagnostic(diagnostic));
+  if (std::optional<CallSiteLoc> callSite = findCallSite(loc)) {
+    loc = callSite->getCaller();
+    for (unsigned depth = 0; depth < kCallStackLimit; ++depth) {
+      emitMessage(loc, DiagnosticSeverity::Note, /*displaySourceLine=*/true,
+                  [](llvm::raw_ostream &out) { out << "called from"; });
+      callSite = findCallSite(loc);
+      if (!callSite)
+        break;
+      loc = callSite->getCaller();
+    }
+  }
+  for (const Diagnostic &note : diagnostic.getNotes()) {
+    emitMessage(note.getLocation(), note.getSeverity(),
+                /*displaySourceLine=*/loc != note.getLocation(),
+                printDiagnostic(note));
+    loc = note.getLocation();
+  }
+}
+
+void CachedDiagnosticHandler::emitMessage(
+    Location loc, DiagnosticSeverity severity, bool displaySourceLine,
+    llvm::function_ref<void(llvm::raw_ostream &)> printMessage) {
+  const std::optional<Frame> &frame =
+      getFrame(loc, severity, displaySourceLine);
+  if (!frame) {
+    std::string message;
+    llvm::raw_string_ostream messageStream(message);
+    printMessage(messageStream);
+    return emitDiagnostic(loc, message, severity, displaySourceLine);
+  }
+  os << frame->before;
+  printMessage(os);
+  os << frame->after;
+}
+
+const std::optional<CachedDiagnosticHandler::Frame> &
+CachedDiagnosticHandler::getFrame(Location loc, DiagnosticSeverity severity,
+                                  bool displaySourceLine) {
+  auto [entry, added] = frames.try_emplace(
+      FrameKey{loc.getAsOpaquePointer(),
+               static_cast<unsigned>(severity) * 2 + displaySourceLine});
+  if (!added)
+    return entry->second;
+  formatted.clear();
+  formatter.emitDiagnostic(loc, kPlaceholder, severity, displaySourceLine);
+  llvm::StringRef text = formatted;
+  size_t at = text.find(kPlaceholder);
+  // A placeholder that is not there once cannot be replaced: such a location
+  // is printed by MLIR's handler every time.
+  if (at != llvm::StringRef::npos &&
+      text.find(kPlaceholder, at + 1) == llvm::StringRef::npos)
+    entry->second = Frame{text.take_front(at).str(),
+                          text.drop_front(at + kPlaceholder.size()).str()};
+  return entry->second;
+}
+
+} // namespace hostoffload

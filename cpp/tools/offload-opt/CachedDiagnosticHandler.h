@@ -1,0 +1,66 @@
+//===- CachedDiagnosticHandler.h - diagnostics formatted once -*- C++ -*-===//
+//
+// A check of a large JAX model reports thousands of E1200, each with the call
+// stack of its location and five or six notes: tens of thousands of printed
+// messages at a few hundred distinct locations. MLIR's
+// SourceMgrDiagnosticHandler looks for each message's file location, reads its
+// source line and formats it anew every time; this handler prints the same
+// bytes and does that once per location.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef HOSTOFFLOAD_TOOLS_OFFLOADOPT_CACHEDDIAGNOSTICHANDLER_H
+#define HOSTOFFLOAD_TOOLS_OFFLOADOPT_CACHEDDIAGNOSTICHANDLER_H
+
+#include "mlir/IR/Diagnostics.h"
+#include "llvm/ADT/DenseMap.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <optional>
+#include <string>
+#include <utility>
+
+namespace hostoffload {
+
+/// Prints each diagnostic to llvm::errs() byte for byte as
+/// mlir::SourceMgrDiagnosticHandler would (with its default call stack limit
+/// and no location filter), and formats each location once: the text before
+/// and after a message at a location (its file position, severity, source line
+/// and caret) comes from MLIR's handler the first time and is reused after.
+/// When errs() shows colours, every diagnostic goes to MLIR's handler.
+class CachedDiagnosticHandler : public mlir::SourceMgrDiagnosticHandler {
+public:
+  CachedDiagnosticHandler(llvm::SourceMgr &sourceMgr,
+                          mlir::MLIRContext *context);
+
+private:
+  /// The text MLIR prints around a message at one location, or none when the
+  /// message could not be told apart from it.
+  struct Frame {
+    std::string before;
+    std::string after;
+  };
+  /// A location, and its severity and whether it shows the source line.
+  using FrameKey = std::pair<const void *, unsigned>;
+
+  void emit(mlir::Diagnostic &diagnostic);
+  void emitMessage(mlir::Location loc, mlir::DiagnosticSeverity severity,
+                   bool displaySourceLine,
+                   llvm::function_ref<void(llvm::raw_ostream &)> printMessage);
+  const std::optional<Frame> &getFrame(mlir::Location loc,
+                                       mlir::DiagnosticSeverity severity,
+                                       bool displaySourceLine);
+
+  bool showsColors;
+  std::string formatted;
+  llvm::raw_string_ostream formattedStream{formatted};
+  /// MLIR's handler printing into `formatted`. It is registered before this
+  /// handler's own function, which the engine calls first and which always
+  /// handles the diagnostic, so the engine never calls it.
+  mlir::SourceMgrDiagnosticHandler formatter;
+  llvm::DenseMap<FrameKey, std::optional<Frame>> frames;
+};
+
+} // namespace hostoffload
+
+#endif // HOSTOFFLOAD_TOOLS_OFFLOADOPT_CACHEDDIAGNOSTICHANDLER_H
