@@ -27,6 +27,9 @@
 #include "llvm/Support/ErrorHandling.h"
 #include "llvm/Support/JSON.h"
 
+#include <cstdint>
+#include <cstring>
+
 using namespace mlir;
 
 namespace hostoffload {
@@ -215,8 +218,27 @@ Location withEditorColumns(Location loc) {
   return llvm::cast<LocationAttr>(replacer.replace(LocationAttr(loc)));
 }
 
+/// Whether `text` is ASCII, tested eight bytes at a time: the messages of
+/// findings almost always are, and a large model prints megabytes of them
+/// (LLVM's UTF-8 test looks at one byte at a time).
+static bool isASCII(llvm::StringRef text) {
+  constexpr uint64_t kHighBits = 0x8080808080808080;
+  size_t at = 0;
+  for (; at + sizeof(uint64_t) <= text.size(); at += sizeof(uint64_t)) {
+    uint64_t word;
+    std::memcpy(&word, text.data() + at, sizeof(word));
+    if (word & kHighBits)
+      return false;
+  }
+  return llvm::all_of(text.drop_front(at), [](char c) {
+    return (static_cast<unsigned char>(c) & 0x80) == 0;
+  });
+}
+
 std::string toValidUTF8(llvm::StringRef text) {
-  return llvm::json::isUTF8(text) ? text.str() : llvm::json::fixUTF8(text);
+  if (isASCII(text) || llvm::json::isUTF8(text))
+    return text.str();
+  return llvm::json::fixUTF8(text);
 }
 
 } // namespace hostoffload
