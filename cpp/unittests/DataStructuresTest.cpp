@@ -1,14 +1,16 @@
 //===- DataStructuresTest.cpp - the analysis's tables, tested alone -------===//
 //
-// Checks the rules of the facts lattice (Facts.h) and the node and path
-// tables (NodeTable.h) on values made for the test. Prints one line per
-// check that fails and a summary per group; exits 1 if any check failed.
-// test/lit/unit runs it.
+// Checks the rules of the facts lattice (Facts.h), the node and path
+// tables (NodeTable.h) and toValidUTF8 on values made for the test. Prints one
+// line per check that fails and a summary per group; exits 1 if any check
+// failed. test/lit/unit runs it.
 //
 //===----------------------------------------------------------------------===//
 
 #include "Facts.h"
 #include "NodeTable.h"
+
+#include "hostoffload/HostOffloadAnalysis.h"
 
 #include "mlir/IR/Block.h"
 #include "mlir/IR/Builders.h"
@@ -259,6 +261,30 @@ void testPathTable(MLIRContext &context) {
   check(PathTable::clampToType(i32, {0}).empty(), "a tensor has no elements");
 }
 
+void testValidUTF8() {
+  Group group("valid UTF-8");
+  const std::string replacement = "\xEF\xBF\xBD";
+  for (size_t length : {0, 5, 8, 13, 16}) {
+    std::string ascii(length, 'a');
+    check(toValidUTF8(ascii) == ascii,
+          "ASCII of length " + std::to_string(length) + " is kept");
+  }
+  // The non-ASCII byte in the first word, in the second, and in the tail.
+  for (size_t at : {2, 9, 17}) {
+    std::string text(20, 'a');
+    std::string valid = text;
+    valid.replace(at, 2, "\xC3\xA9");
+    check(toValidUTF8(valid) == valid,
+          "valid UTF-8 at byte " + std::to_string(at) + " is kept");
+    std::string invalid = text;
+    invalid[at] = '\xFF';
+    std::string fixed = text;
+    fixed.replace(at, 1, replacement);
+    check(toValidUTF8(invalid) == fixed,
+          "an invalid byte at " + std::to_string(at) + " becomes U+FFFD");
+  }
+}
+
 } // namespace
 
 int main() {
@@ -269,6 +295,7 @@ int main() {
   testNodeTable(context);
   testFirstNodeTableGrowth(context);
   testPathTable(context);
+  testValidUTF8();
   if (failures != 0) {
     llvm::outs() << failures << " of " << checks << " checks failed\n";
     return 1;
