@@ -88,6 +88,11 @@ class _LocationEntries(Sequence[Location]):
         return len(self._entries)
 
     def __getitem__(self, index: Any) -> Any:
+        # A report asks for its locations tens of thousands of times, mostly made already.
+        if type(index) is int:
+            made = self._made.get(index)
+            if made is not None:
+                return made
         if isinstance(index, slice):
             return [self[i] for i in range(*index.indices(len(self)))]
         index = range(len(self))[index]
