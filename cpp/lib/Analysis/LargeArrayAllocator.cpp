@@ -6,6 +6,7 @@
 #include "llvm/Support/MathExtras.h"
 
 #include <cstdint>
+#include <cstring>
 #include <new>
 
 #if defined(__linux__)
@@ -24,9 +25,9 @@ static constexpr size_t kHugePageBytes = size_t(2) << 20;
 /// has huge pages at hand (docs/performance.md, "Where the time goes").
 static constexpr size_t kSmallestHugeArray = kHugePageBytes / 2;
 
-void *allocateLargeArray(size_t bytes) {
-  if (bytes < kSmallestHugeArray)
-    return ::operator new(bytes);
+/// Maps `bytes` rounded up to whole huge pages, on a huge page boundary:
+/// zeroed memory, offered to the kernel for transparent huge pages.
+static void *mapHugeArray(size_t bytes) {
   size_t rounded = llvm::alignTo(bytes, kHugePageBytes);
   // Mapped with a huge page to spare, so that the array can start on a
   // huge page boundary; the spare ends are unmapped at once.
@@ -46,6 +47,18 @@ void *allocateLargeArray(size_t bytes) {
   return reinterpret_cast<void *>(aligned);
 }
 
+void *allocateLargeArray(size_t bytes) {
+  if (bytes < kSmallestHugeArray)
+    return ::operator new(bytes);
+  return mapHugeArray(bytes);
+}
+
+void *allocateZeroedLargeArray(size_t bytes) {
+  if (bytes < kSmallestHugeArray)
+    return std::memset(::operator new(bytes), 0, bytes);
+  return mapHugeArray(bytes);
+}
+
 void deallocateLargeArray(void *memory, size_t bytes) {
   if (bytes < kSmallestHugeArray) {
     ::operator delete(memory);
@@ -55,6 +68,10 @@ void deallocateLargeArray(void *memory, size_t bytes) {
 }
 #else
 void *allocateLargeArray(size_t bytes) { return ::operator new(bytes); }
+
+void *allocateZeroedLargeArray(size_t bytes) {
+  return std::memset(::operator new(bytes), 0, bytes);
+}
 
 void deallocateLargeArray(void *memory, size_t) { ::operator delete(memory); }
 #endif

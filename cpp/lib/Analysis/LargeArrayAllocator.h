@@ -16,6 +16,8 @@
 #include "llvm/ADT/STLFunctionalExtras.h"
 
 #include <cstddef>
+#include <type_traits>
+#include <utility>
 #include <vector>
 
 namespace hostoffload {
@@ -23,8 +25,15 @@ namespace hostoffload {
 /// Returns `bytes` of memory aligned for any scalar type.
 void *allocateLargeArray(size_t bytes);
 
-/// Frees memory of `allocateLargeArray(bytes)`.
+/// Frees memory of `allocateLargeArray(bytes)` or
+/// `allocateZeroedLargeArray(bytes)`.
 void deallocateLargeArray(void *memory, size_t bytes);
+
+/// Returns `bytes` of zeroed memory aligned for any scalar type. A large
+/// array is mapped, and the kernel's zero pages are not written again: a
+/// table mostly left empty costs neither the time to clear it nor memory
+/// for the pages nothing is written to.
+void *allocateZeroedLargeArray(size_t bytes);
 
 /// Runs `work` on a thread of its own and waits for it to end, so that what
 /// `work` allocates comes from a heap the parser's freed memory is not in.
@@ -63,6 +72,43 @@ template <typename T> struct LargeArrayAllocator {
 /// A vector whose storage comes from `LargeArrayAllocator`.
 template <typename T>
 using LargeVector = std::vector<T, LargeArrayAllocator<T>>;
+
+/// A fixed-size array of `T` whose elements start as all zero bytes, which
+/// must be a valid `T` (a trivial type): from `allocateZeroedLargeArray`.
+template <typename T> class ZeroedLargeArray {
+  static_assert(std::is_trivially_copyable_v<T> &&
+                    std::is_trivially_destructible_v<T>,
+                "zero bytes must make a T");
+
+public:
+  ZeroedLargeArray() = default;
+  explicit ZeroedLargeArray(size_t size)
+      : elements(static_cast<T *>(allocateZeroedLargeArray(size * sizeof(T)))),
+        count(size) {}
+  ZeroedLargeArray(ZeroedLargeArray &&other)
+      : elements(std::exchange(other.elements, nullptr)),
+        count(std::exchange(other.count, 0)) {}
+  ZeroedLargeArray &operator=(ZeroedLargeArray &&other) {
+    std::swap(elements, other.elements);
+    std::swap(count, other.count);
+    return *this;
+  }
+  ~ZeroedLargeArray() {
+    if (elements)
+      deallocateLargeArray(elements, count * sizeof(T));
+  }
+
+  size_t size() const { return count; }
+  bool empty() const { return count == 0; }
+  T &operator[](size_t index) { return elements[index]; }
+  const T &operator[](size_t index) const { return elements[index]; }
+  T *begin() { return elements; }
+  T *end() { return elements + count; }
+
+private:
+  T *elements = nullptr;
+  size_t count = 0;
+};
 
 } // namespace hostoffload
 

@@ -5,8 +5,6 @@
 #include "mlir/IR/BuiltinTypes.h"
 #include "llvm/ADT/STLExtras.h"
 
-#include <algorithm>
-
 using namespace mlir;
 
 namespace hostoffload {
@@ -42,11 +40,11 @@ llvm::ArrayRef<int64_t> PathTable::clampToType(Type type,
   return path.take_front(length);
 }
 
-void FirstNodeTable::grow() {
-  LargeVector<Bucket> old = std::move(buckets);
-  buckets.assign(std::max<size_t>(64, 2 * old.size()), {kEmpty, 0});
+void FirstNodeTable::rebuild(size_t capacity) {
+  ZeroedLargeArray<Bucket> old = std::move(buckets);
+  buckets = ZeroedLargeArray<Bucket>(capacity);
   for (const Bucket &moved : old) {
-    if (moved.node == kEmpty)
+    if (moved.isEmpty())
       continue;
     buckets[probe(std::nullopt, moved.hash)] = moved;
   }

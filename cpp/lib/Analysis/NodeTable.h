@@ -17,7 +17,9 @@
 #include "llvm/ADT/ArrayRef.h"
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/Support/Allocator.h"
+#include "llvm/Support/MathExtras.h"
 
+#include <algorithm>
 #include <cstdint>
 #include <optional>
 #include <vector>
@@ -89,19 +91,26 @@ private:
 /// which halves the memory the walk's lookups range over (16 MB for a million
 /// values); the hash is the value's address alone, so values made one after
 /// another sit in neighbouring buckets and filling the table walks memory in
-/// order.
+/// order. An empty bucket is all zero bytes, so that a table made large
+/// enough for every value of a module at once is never cleared or rebuilt.
 class FirstNodeTable {
 public:
   explicit FirstNodeTable(const LargeVector<Node> &nodes) : nodes(nodes) {}
+
+  /// Makes room for `count` values without growing.
+  void reserve(size_t count) {
+    if (2 * count > buckets.size())
+      rebuild(llvm::NextPowerOf2(2 * count - 1));
+  }
 
   /// The first node of `value`, if it has one.
   std::optional<unsigned> find(mlir::Value value) const {
     if (buckets.empty())
       return std::nullopt;
     const Bucket &bucket = buckets[probe(value, hashOf(value))];
-    if (bucket.node == kEmpty)
+    if (bucket.isEmpty())
       return std::nullopt;
-    return bucket.node;
+    return bucket.getNode();
   }
 
   /// Returns the first node of `value`, which becomes `newNode` if it has
@@ -109,15 +118,15 @@ public:
   unsigned insert(mlir::Value value, unsigned newNode, bool &inserted) {
     // At most half full, so that linear probes stay short.
     if (2 * (size + 1) > buckets.size())
-      grow();
+      rebuild(std::max<size_t>(64, 2 * buckets.size()));
     uint32_t hash = hashOf(value);
     Bucket &bucket = buckets[probe(value, hash)];
-    inserted = bucket.node == kEmpty;
+    inserted = bucket.isEmpty();
     if (inserted) {
-      bucket = {newNode, hash};
+      bucket = Bucket::of(newNode, hash);
       ++size;
     }
-    return bucket.node;
+    return bucket.getNode();
   }
 
   /// How many values have a node.
@@ -127,10 +136,14 @@ public:
 
 private:
   struct Bucket {
-    unsigned node;
+    /// The node's id plus one; 0 in an empty bucket.
+    unsigned nodePlusOne;
     uint32_t hash;
+
+    static Bucket of(unsigned node, uint32_t hash) { return {node + 1, hash}; }
+    bool isEmpty() const { return nodePlusOne == 0; }
+    unsigned getNode() const { return nodePlusOne - 1; }
   };
-  static constexpr unsigned kEmpty = ~0u;
 
   static uint32_t hashOf(mlir::Value value) {
     return static_cast<uint32_t>(
@@ -144,16 +157,17 @@ private:
   size_t probe(std::optional<mlir::Value> value, uint32_t hash) const {
     for (size_t index = hash & mask();; index = (index + 1) & mask()) {
       const Bucket &bucket = buckets[index];
-      if (bucket.node == kEmpty ||
-          (value && bucket.hash == hash && nodes[bucket.node].value == *value))
+      if (bucket.isEmpty() || (value && bucket.hash == hash &&
+                               nodes[bucket.getNode()].value == *value))
         return index;
     }
   }
 
-  void grow();
+  /// Moves the buckets into a table of `capacity` buckets, a power of two.
+  void rebuild(size_t capacity);
 
   const LargeVector<Node> &nodes;
-  LargeVector<Bucket> buckets;
+  ZeroedLargeArray<Bucket> buckets;
   size_t size = 0;
 };
 
@@ -165,10 +179,13 @@ public:
   NodeTable(const NodeTable &) = delete;
   NodeTable &operator=(const NodeTable &) = delete;
 
-  /// Makes room for `count` nodes: the array never copies itself as it
-  /// grows, and pages no node reaches stay untouched, so unused room costs
-  /// no memory.
-  void reserve(size_t count) { nodes.reserve(count); }
+  /// Makes room for `count` nodes of distinct values: neither the array
+  /// nor the table of first nodes copies itself as it grows, and pages no
+  /// node reaches stay untouched, so unused room costs no memory.
+  void reserve(size_t count) {
+    nodes.reserve(count);
+    firstNodeOfValue.reserve(count);
+  }
 
   size_t size() const { return nodes.size(); }
   Node &operator[](unsigned id) { return nodes[id]; }

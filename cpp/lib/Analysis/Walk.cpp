@@ -33,15 +33,33 @@ void Walk::collectOps() {
   // The function of the calls in the block the walk saw a call in last.
   Block *lastCallBlock = nullptr;
   Operation *lastCallFunction = nullptr;
-  module.walk<WalkOrder::PreOrder>([&](Operation *op) {
-    valueCount += op->getNumResults();
-    for (Region &region : op->getRegions())
-      for (Block &block : region)
+  // The ops of the module in pre-order, as Operation::walk visits them, but
+  // with a stack of the blocks still being walked instead of recursion: the
+  // top is the rest of the innermost block, and an op's regions go on top
+  // of it. A module of a million ops takes a few instructions an op here.
+  llvm::SmallVector<std::pair<Block::iterator, Block::iterator>, 8> blocks;
+  auto enterRegions = [&](Operation *op) {
+    for (Region &region : llvm::reverse(op->getRegions()))
+      for (Block &block : llvm::reverse(region)) {
         valueCount += block.getNumArguments();
+        blocks.push_back({block.begin(), block.end()});
+      }
+  };
+  enterRegions(module);
+  while (!blocks.empty()) {
+    auto &[next, end] = blocks.back();
+    if (next == end) {
+      blocks.pop_back();
+      continue;
+    }
+    Operation *op = &*next++;
+    valueCount += op->getNumResults();
+    if (op->getNumRegions() != 0)
+      enterRegions(op);
     if (rules.isCall(op)) {
       FlatSymbolRefAttr callee = getCallee(op);
       if (!callee)
-        return;
+        continue;
       if (op->getBlock() != lastCallBlock) {
         lastCallBlock = op->getBlock();
         lastCallFunction = op->getParentOfType<func::FuncOp>();
@@ -50,16 +68,16 @@ void Walk::collectOps() {
       callSites.add(op, callee.getAttr(), lastCallFunction, hostCompute);
       if (!hostCompute)
         ++callSiteCount;
-      return;
+      continue;
     }
     if (rules.isCustomCall(op)) {
       customCalls.push_back(op);
-      return;
+      continue;
     }
     if (rules.isDynamicUpdateSlice(op) && op->getNumOperands() >= 2 &&
         op->getNumResults() == 1)
       dynamicUpdateSlices.push_back(op);
-  });
+  }
   // Room for every value of the module at one index path: the vectors
   // never copy themselves as they grow, and pages no node reaches stay
   // untouched, so unused room costs no memory.
