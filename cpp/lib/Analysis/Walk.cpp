@@ -3,6 +3,7 @@
 #include "Walk.h"
 
 #include "llvm/ADT/STLExtras.h"
+#include "llvm/Support/Compiler.h"
 
 using namespace mlir;
 
@@ -160,6 +161,28 @@ void Walk::reachLoopCarried(Operation *whileOp, unsigned index, unsigned pathId,
   reachBlockArgument(whileOp, 1, index, pathId, from);
 }
 
+/// Asks the processor to fetch the op after `op` in its block while the walk
+/// works on `op`: its results before it, the op and its operands, and the
+/// bucket of the node table its first result would take. In a module of a
+/// million ops little of the IR is in the caches, and host memory mostly
+/// flows to the next op, or a value's next user is the next op. Always
+/// inlined: GCC takes a function that only prefetches for one without
+/// effects, and drops its calls.
+LLVM_ATTRIBUTE_ALWAYS_INLINE static void
+prefetchNextOp(Operation *op, const NodeTable &nodes) {
+  // The address is read without touching the next op: getNextNode() would
+  // wait for its memory to check that it is no list sentinel. A sentinel
+  // (the end of the block) is prefetched for nothing.
+  const char *next =
+      reinterpret_cast<const char *>(std::next(op->getIterator()).getNodePtr());
+  for (int offset = -64; offset < 192; offset += 64)
+    __builtin_prefetch(next + offset);
+  // Result 0 is stored just before the op (Operation::getInlineOpResult);
+  // an op without results prefetches a bucket for nothing.
+  nodes.prefetchFirstNodeOf(Value::getFromOpaquePointer(
+      reinterpret_cast<const detail::InlineOpResult *>(next) - 1));
+}
+
 void Walk::propagate(unsigned id) {
   // Use lists run backwards from the last use; visiting uses in program
   // order makes paths and "first" ops the ones a reader meets first.
@@ -167,9 +190,11 @@ void Walk::propagate(unsigned id) {
   for (OpOperand &use : nodes[id].value.getUses())
     uses.push_back(&use);
   Operation *computedBy = nullptr;
-  for (OpOperand *use : llvm::reverse(uses))
-    propagateThroughUse(id, use->getOwner(), use->getOperandNumber(),
-                        computedBy);
+  for (OpOperand *use : llvm::reverse(uses)) {
+    Operation *user = use->getOwner();
+    prefetchNextOp(user, nodes);
+    propagateThroughUse(id, user, use->getOperandNumber(), computedBy);
+  }
 }
 
 void Walk::propagateThroughUse(unsigned id, Operation *user, unsigned operand,
