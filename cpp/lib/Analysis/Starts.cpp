@@ -167,7 +167,20 @@ Location StartCollector::argumentLoc(unsigned index) {
   // argument has a file position of its own, only a Python frame comes
   // before it, which a bare file location is not.
   std::optional<Location> lastLoc;
-  for (Operation *user : argument.getUsers()) {
+  // Taken from the last use to the first, as the use list runs (of users at
+  // one position the last is chosen), with the users a few steps ahead
+  // fetched meanwhile.
+  llvm::ArrayRef<OpOperand *> uses = walk.getStartUses(argument);
+  constexpr size_t kPrefetchDistance = 8;
+  for (size_t i = uses.size(); i-- > 0;) {
+    if (i >= kPrefetchDistance)
+      __builtin_prefetch(uses[i - kPrefetchDistance]->getOwner());
+    if (i >= kPrefetchDistance / 2)
+      __builtin_prefetch(uses[i - kPrefetchDistance / 2]
+                             ->getOwner()
+                             ->getLoc()
+                             .getAsOpaquePointer());
+    Operation *user = uses[i]->getOwner();
     Location loc = user->getLoc();
     if (loc == lastLoc || (own && llvm::isa<FileLineColRange>(loc)))
       continue;

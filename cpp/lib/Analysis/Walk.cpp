@@ -5,6 +5,8 @@
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/Support/Compiler.h"
 
+#include <algorithm>
+
 using namespace mlir;
 
 namespace hostoffload {
@@ -183,14 +185,54 @@ prefetchNextOp(Operation *op, const NodeTable &nodes) {
       reinterpret_cast<const detail::InlineOpResult *>(next) - 1));
 }
 
-void Walk::propagate(unsigned id) {
-  // Use lists run backwards from the last use; visiting uses in program
-  // order makes paths and "first" ops the ones a reader meets first.
-  llvm::SmallVector<OpOperand *, 4> uses;
-  for (OpOperand &use : nodes[id].value.getUses())
+/// Appends the uses of `value` to `uses` in program order: use lists run
+/// backwards from the last use.
+static void appendUsesInOrder(Value value,
+                              llvm::SmallVectorImpl<OpOperand *> &uses) {
+  size_t first = uses.size();
+  // Each step of a use list waits for the memory of the use it reaches.
+  // Ops are mostly laid out in memory in program order, so the uses of a
+  // long list are mostly a stride apart: the use that many steps ahead is
+  // fetched meanwhile (an address that misses is fetched for nothing).
+  constexpr uintptr_t kStepsAhead = 8;
+  uintptr_t previous = 0;
+  for (OpOperand &use : value.getUses()) {
+    auto address = reinterpret_cast<uintptr_t>(&use);
+    if (previous != 0)
+      __builtin_prefetch(reinterpret_cast<const void *>(
+          address - kStepsAhead * (previous - address)));
+    previous = address;
     uses.push_back(&use);
+  }
+  std::reverse(uses.begin() + first, uses.end());
+}
+
+llvm::ArrayRef<OpOperand *> Walk::getStartUses(Value value) {
+  auto [known, added] = startUses.try_emplace(value);
+  if (added) {
+    llvm::SmallVector<OpOperand *, 4> uses;
+    appendUsesInOrder(value, uses);
+    known->second.assign(uses.begin(), uses.end());
+  }
+  return known->second;
+}
+
+void Walk::propagate(unsigned id) {
+  // Visiting uses in program order makes paths and "first" ops the ones a
+  // reader meets first. A start's uses may have been gathered already.
+  llvm::SmallVector<OpOperand *, 4> gathered;
+  llvm::ArrayRef<OpOperand *> uses;
+  const Node &node = nodes[id];
+  auto known = node.step == StepKind::Start ? startUses.find(node.value)
+                                            : startUses.end();
+  if (known != startUses.end()) {
+    uses = known->second;
+  } else {
+    appendUsesInOrder(node.value, gathered);
+    uses = gathered;
+  }
   Operation *computedBy = nullptr;
-  for (OpOperand *use : llvm::reverse(uses)) {
+  for (OpOperand *use : uses) {
     Operation *user = use->getOwner();
     prefetchNextOp(user, nodes);
     propagateThroughUse(id, user, use->getOperandNumber(), computedBy);

@@ -121,6 +121,11 @@ public:
     return symbolTable.lookup<mlir::func::FuncOp>(name);
   }
 
+  /// The uses of `value` in program order, gathered once: following a use
+  /// list waits for memory at every use (an entry argument can have a
+  /// million), and the walk takes a start's uses from here too.
+  llvm::ArrayRef<mlir::OpOperand *> getStartUses(mlir::Value value);
+
   /// Host memory starts at `value`, as start `startIndex` of the report.
   void addStart(mlir::Value value, unsigned startIndex);
 
@@ -246,6 +251,8 @@ private:
   NodeTable nodes;
   LargeVector<unsigned> queue;
   size_t queueHead = 0;
+  /// The uses of the starts getStartUses was asked for, in program order.
+  llvm::SmallDenseMap<mlir::Value, std::vector<mlir::OpOperand *>, 4> startUses;
   /// The name of the op propagateThroughUse saw last, and its rule.
   const void *lastUserName = nullptr;
   OpRules::Rule lastUserRule = nullptr;
