@@ -11,7 +11,6 @@
 #include "OpRules.h"
 
 #include "llvm/ADT/DenseMap.h"
-#include "llvm/ADT/DenseSet.h"
 #include "llvm/ADT/SmallVector.h"
 
 using namespace mlir;
@@ -28,12 +27,21 @@ struct Frame {
   size_t next = 0;
 };
 
-Frame enter(func::FuncOp function, const CallSites &callSites) {
+/// Which callees a frame has taken a call to already: by callee, the last
+/// frame that did. One table for the whole search, where a set per frame
+/// would be an allocation for each of thousands of functions.
+using LastFrames = llvm::DenseMap<Attribute, size_t>;
+
+Frame enter(func::FuncOp function, const CallSites &callSites,
+            LastFrames &lastFrames, size_t frameNumber) {
   Frame frame{function, {}};
-  llvm::DenseSet<Attribute> callees;
-  for (Operation *call : callSites.in(function))
-    if (callees.insert(getCallee(call).getAttr()).second)
-      frame.calls.push_back(call);
+  for (auto [call, callee] : callSites.in(function)) {
+    auto [last, added] = lastFrames.try_emplace(callee, frameNumber);
+    if (!added && last->second == frameNumber)
+      continue;
+    last->second = frameNumber;
+    frame.calls.push_back(call);
+  }
   return frame;
 }
 
@@ -71,8 +79,10 @@ void reportCallCycles(func::FuncOp entry, const Walk &walk,
   // The stack position of each function on the stack; -1 once it is done.
   llvm::DenseMap<Operation *, int> positions;
   llvm::SmallVector<Frame> stack;
+  LastFrames lastFrames;
+  size_t framesEntered = 0;
   positions[entry] = 0;
-  stack.push_back(enter(entry, callSites));
+  stack.push_back(enter(entry, callSites, lastFrames, framesEntered++));
   while (!stack.empty()) {
     Frame &top = stack.back();
     if (top.next == top.calls.size()) {
@@ -87,7 +97,7 @@ void reportCallCycles(func::FuncOp entry, const Walk &walk,
     auto [it, inserted] =
         positions.try_emplace(callee, static_cast<int>(stack.size()));
     if (inserted) {
-      stack.push_back(enter(callee, callSites));
+      stack.push_back(enter(callee, callSites, lastFrames, framesEntered++));
       continue;
     }
     if (it->second >= 0)

@@ -17,14 +17,24 @@ Walk::Walk(ModuleOp module, func::FuncOp entry, const OpRules &rules)
 
 void CallSites::add(Operation *call, StringAttr callee, Operation *function,
                     bool hostCompute) {
-  byCallee[callee].push_back({call, hostCompute});
+  // A cached entry stays valid: nothing else adds to its map in between.
+  if (callee != lastCallee) {
+    lastCallee = callee;
+    lastCalleeCalls = &byCallee[callee];
+  }
+  lastCalleeCalls->push_back({call, hostCompute});
   if (!function)
     return;
   if (function != lastFunction) {
     lastFunction = function;
-    lastFunctionCalls = &byFunction[function];
+    auto [range, added] =
+        byFunction.try_emplace(function, functionCalls.size(), 0);
+    assert(added && "the calls of a function are added in a row");
+    (void)added;
+    lastFunctionRange = &range->second;
   }
-  lastFunctionCalls->push_back(call);
+  functionCalls.push_back({call, callee});
+  ++lastFunctionRange->second;
 }
 
 void Walk::collectOps() {

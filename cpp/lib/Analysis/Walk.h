@@ -65,7 +65,8 @@ public:
     bool hostCompute;
   };
 
-  /// Adds `call` of `callee`, inside `function` (null outside any).
+  /// Adds `call` of `callee`, inside `function` (null outside any). The
+  /// calls of a function are added in a row.
   void add(mlir::Operation *call, mlir::StringAttr callee,
            mlir::Operation *function, bool hostCompute);
 
@@ -77,22 +78,34 @@ public:
     return it->second;
   }
 
+  /// A call inside a function, and the function it calls.
+  struct Call {
+    mlir::Operation *call;
+    mlir::StringAttr callee;
+  };
+
   /// The calls inside `function`, in program order.
-  llvm::ArrayRef<mlir::Operation *> in(mlir::Operation *function) const {
+  llvm::ArrayRef<Call> in(mlir::Operation *function) const {
     auto it = byFunction.find(function);
     if (it == byFunction.end())
       return {};
-    return it->second;
+    return llvm::ArrayRef(functionCalls)
+        .slice(it->second.first, it->second.second);
   }
 
 private:
   llvm::DenseMap<mlir::StringAttr, llvm::SmallVector<Entry, 1>> byCallee;
-  llvm::DenseMap<mlir::Operation *, llvm::SmallVector<mlir::Operation *, 4>>
-      byFunction;
-  /// The entry of the function `add` saw last: calls in a row are mostly in
-  /// one function.
+  /// The calls of every function, those of each function in a row: a module
+  /// is walked a function at a time. By function, where its calls start in
+  /// `functionCalls` and how many there are.
+  std::vector<Call> functionCalls;
+  llvm::DenseMap<mlir::Operation *, std::pair<size_t, size_t>> byFunction;
+  /// The entries of the callee and of the function `add` saw last: calls in
+  /// a row are mostly in one function, and mostly to one callee.
+  mlir::StringAttr lastCallee;
+  llvm::SmallVector<Entry, 1> *lastCalleeCalls = nullptr;
   mlir::Operation *lastFunction = nullptr;
-  llvm::SmallVector<mlir::Operation *, 4> *lastFunctionCalls = nullptr;
+  std::pair<size_t, size_t> *lastFunctionRange = nullptr;
 };
 
 class Walk {
