@@ -219,11 +219,8 @@ static void appendUsesInOrder(Value value,
 
 llvm::ArrayRef<OpOperand *> Walk::getStartUses(Value value) {
   auto [known, added] = startUses.try_emplace(value);
-  if (added) {
-    llvm::SmallVector<OpOperand *, 4> uses;
-    appendUsesInOrder(value, uses);
-    known->second.assign(uses.begin(), uses.end());
-  }
+  if (added)
+    appendUsesInOrder(value, known->second);
   return known->second;
 }
 

@@ -265,7 +265,8 @@ private:
   LargeVector<unsigned> queue;
   size_t queueHead = 0;
   /// The uses of the starts getStartUses was asked for, in program order.
-  llvm::SmallDenseMap<mlir::Value, std::vector<mlir::OpOperand *>, 4> startUses;
+  llvm::SmallDenseMap<mlir::Value, llvm::SmallVector<mlir::OpOperand *, 0>, 4>
+      startUses;
   /// The name of the op propagateThroughUse saw last, and its rule.
   const void *lastUserName = nullptr;
   OpRules::Rule lastUserRule = nullptr;
