@@ -23,7 +23,7 @@ namespace {
 /// callee) and how many of them the search has followed.
 struct Frame {
   func::FuncOp function;
-  llvm::SmallVector<Operation *> calls;
+  llvm::SmallVector<CallSites::Call> calls;
   size_t next = 0;
 };
 
@@ -40,7 +40,7 @@ Frame enter(func::FuncOp function, const CallSites &callSites,
     if (!added && last->second == frameNumber)
       continue;
     last->second = frameNumber;
-    frame.calls.push_back(call);
+    frame.calls.push_back({call, callee});
   }
   return frame;
 }
@@ -63,10 +63,10 @@ Finding cycleFinding(Operation *call, llvm::ArrayRef<Frame> cycle) {
                       .str()};
   // The calls on the way round, but the last: `call`, where the error is.
   for (const Frame &frame : cycle.drop_back()) {
-    Operation *next = frame.calls[frame.next - 1];
+    auto [next, nextCallee] = frame.calls[frame.next - 1];
     finding.notes.push_back(
         {next->getLoc(), "in the cycle: " + calleeName(frame.function) +
-                             " calls @" + getCallee(next).getValue().str()});
+                             " calls @" + nextCallee.getValue().str()});
   }
   return finding;
 }
@@ -90,8 +90,8 @@ void reportCallCycles(func::FuncOp entry, const Walk &walk,
       stack.pop_back();
       continue;
     }
-    Operation *call = top.calls[top.next++];
-    func::FuncOp callee = walk.lookupFunction(getCallee(call).getAttr());
+    auto [call, calleeSymbol] = top.calls[top.next++];
+    func::FuncOp callee = walk.lookupFunction(calleeSymbol);
     if (!callee || callee.isExternal())
       continue;
     auto [it, inserted] =
