@@ -12,6 +12,7 @@
 #include "mlir/Bindings/Python/Nanobind.h"
 #include "mlir/Bindings/Python/NanobindAdaptors.h"
 
+#include <mutex>
 #include <optional>
 #include <string>
 #include <tuple>
@@ -26,6 +27,34 @@ static void appendToString(MlirStringRef chunk, void *userData) {
 
 static std::string toString(MlirStringRef text) {
   return std::string(text.data, text.length);
+}
+
+// The contexts of modules whose bodies the library's thread has destroyed,
+// each still referenced for that thread: their references are dropped by the
+// interpreter, which that thread must not enter.
+static std::mutex destroyedMutex;
+static std::vector<PyObject *> destroyedContexts;
+
+/// Drops the references; called by the interpreter, with the GIL.
+static int releaseDestroyedContexts(void *) {
+  std::vector<PyObject *> contexts;
+  {
+    std::lock_guard<std::mutex> lock(destroyedMutex);
+    contexts.swap(destroyedContexts);
+  }
+  for (PyObject *context : contexts)
+    Py_DECREF(context);
+  return 0;
+}
+
+/// Called on the library's thread once a body is destroyed. Should the
+/// interpreter's queue of pending calls be full, the next release takes it.
+static void onBodyDestroyed(void *context) {
+  {
+    std::lock_guard<std::mutex> lock(destroyedMutex);
+    destroyedContexts.push_back(static_cast<PyObject *>(context));
+  }
+  Py_AddPendingCall(releaseDestroyedContexts, nullptr);
 }
 
 NB_MODULE(_hostoffload, m) {
@@ -65,6 +94,27 @@ NB_MODULE(_hostoffload, m) {
       "`name` (bytes, a file name) in the locations the parser makes, and "
       "verifies it unless `verify` is false; returns (module, \"\"), or "
       "(None, the errors as JSON text).");
+  m.def(
+      "destroy_body_in_background",
+      [](MlirOperation module, nb::object context) {
+        hostoffloadDestroyBodyInBackground(module, onBodyDestroyed,
+                                           context.release().ptr());
+      },
+      nb::arg("module"), nb::arg("context"),
+      "Empties `module` (a builtin.module of `context` that nothing else "
+      "refers into) and destroys its operations on a thread of the library's "
+      "own, holding `context` until they are gone.");
+  m.def(
+      "wait_for_background_destruction",
+      [] {
+        {
+          nb::gil_scoped_release released;
+          hostoffloadWaitForBackgroundDestruction();
+        }
+        releaseDestroyedContexts(nullptr);
+      },
+      "Returns once every destruction begun has ended and its context been "
+      "released; before the interpreter finalizes, it must.");
   m.def(
       "verify",
       [](MlirOperation op) {

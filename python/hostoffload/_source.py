@@ -8,6 +8,7 @@ converted by :mod:`hostoffload._convert` through jaxlib; errors are translated b
 
 from __future__ import annotations
 
+import atexit
 import io
 import json
 import os
@@ -32,6 +33,10 @@ from hostoffload._print import generic_text
 from hostoffload.diagnostic import Diagnostic, InputError, Location, Note
 from hostoffload.mlir import ir
 from hostoffload.mlir._mlir_libs import _hostoffload
+
+# Modules torn down on the library's thread hold their contexts until it is done: the
+# interpreter must not finalize before.
+atexit.register(_hostoffload.wait_for_background_destruction)
 
 # A str holding text rather than a path: several lines, or what MLIR or HLO text starts with
 # (a generic op, an alias or attribute definition, a comment, a pretty module or function,
@@ -87,7 +92,12 @@ def resolve(source: object, name: str | None, *, copy: bool) -> Iterator[Resolve
             module = _parse_generic(generic_text(operation), name, context)
         else:
             module, name = _module_of(source, context, name)
-        yield Resolved(module.operation, name, verified=True)
+        try:
+            yield Resolved(module.operation, name, verified=True)
+        finally:
+            # Nothing outside refers into this module: its teardown (a twentieth of the
+            # parse) need not keep the caller waiting.
+            _hostoffload.destroy_body_in_background(module.operation, context)
 
 
 def own_operation(source: object) -> ir.Operation | None:
