@@ -14,6 +14,7 @@
 
 #include <mutex>
 #include <optional>
+#include <pthread.h>
 #include <string>
 #include <tuple>
 #include <utility>
@@ -57,8 +58,15 @@ static void onBodyDestroyed(void *context) {
   Py_AddPendingCall(releaseDestroyedContexts, nullptr);
 }
 
+// No thread holds the lock while the process is copied by a fork; the child's
+// only thread, the forking one, holds it and lets it go.
+static void lockDestroyedContexts() { destroyedMutex.lock(); }
+static void unlockDestroyedContexts() { destroyedMutex.unlock(); }
+
 NB_MODULE(_hostoffload, m) {
   m.doc() = "The host-offload analysis of hostoffload, reporting as JSON.";
+  pthread_atfork(lockDestroyedContexts, unlockDestroyedContexts,
+                 unlockDestroyedContexts);
   m.def(
       "analyze",
       [](MlirOperation module, const std::string &entry, bool strict,

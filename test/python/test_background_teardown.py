@@ -2,6 +2,8 @@
 torn down on a thread of the library's own: the caller has its result before, every context is
 released after, and the interpreter exits only once they are gone."""
 
+import os
+import signal
 import subprocess
 import sys
 import threading
@@ -85,3 +87,28 @@ def test_the_interpreter_exits_cleanly_with_a_teardown_under_way(tmp_path: Path)
     assert done.returncode == 0, done.stderr
     assert done.stderr == ""
     assert done.stdout.split()[0] in ("True", "False")
+
+
+def test_a_forked_child_checks_and_exits(chain: bytes) -> None:
+    # The child has no thread of the parent's: a teardown the parent had handed over, and
+    # its own, must not leave it waiting at exit.
+    expected = hostoffload.check(chain).findings
+    hostoffload.check(chain)
+    pid = os.fork()
+    if pid == 0:
+        try:
+            same = all(hostoffload.check(chain).findings == expected for _ in range(2))
+            _hostoffload.wait_for_background_destruction()
+            os._exit(0 if same else 1)
+        finally:
+            os._exit(2)
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline:
+        done, status = os.waitpid(pid, os.WNOHANG)
+        if done:
+            assert os.waitstatus_to_exitcode(status) == 0
+            return
+        time.sleep(0.05)
+    os.kill(pid, signal.SIGKILL)
+    os.waitpid(pid, 0)
+    pytest.fail("the forked child did not finish")

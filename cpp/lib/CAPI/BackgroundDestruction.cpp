@@ -61,6 +61,21 @@ public:
     becameIdle.wait(lock, [this] { return pending.empty() && !busy; });
   }
 
+  /// Around a fork: no other thread holds the lock while the process is
+  /// copied.
+  void lockForFork() { mutex.lock(); }
+  void unlockAfterFork() { mutex.unlock(); }
+
+  /// In a forked child, which has no thread of this one: a new destroyer,
+  /// which starts a thread of its own, with the destructions not yet begun.
+  /// This one is abandoned (its lock held, a destruction its thread had begun
+  /// half done).
+  BackgroundDestroyer *takeOverInChild() {
+    auto *successor = new BackgroundDestroyer();
+    successor->pending = std::move(pending);
+    return successor;
+  }
+
 private:
   static void *run(void *destroyer) {
     static_cast<BackgroundDestroyer *>(destroyer)->destroyForever();
@@ -93,8 +108,19 @@ private:
 
 /// Never destroyed: the detached thread may still use it while the process
 /// exits.
+BackgroundDestroyer *destroyer = nullptr;
+
+void prepareFork() { destroyer->lockForFork(); }
+void afterForkInParent() { destroyer->unlockAfterFork(); }
+void afterForkInChild() { destroyer = destroyer->takeOverInChild(); }
+
 BackgroundDestroyer &getDestroyer() {
-  static BackgroundDestroyer *destroyer = new BackgroundDestroyer();
+  static bool made = [] {
+    destroyer = new BackgroundDestroyer();
+    pthread_atfork(prepareFork, afterForkInParent, afterForkInChild);
+    return true;
+  }();
+  (void)made;
   return *destroyer;
 }
 
