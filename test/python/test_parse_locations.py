@@ -5,8 +5,11 @@ their own (cpp/lib/ParserWraps/SourceLocations.cpp); these tests compute every p
 the text itself."""
 
 import json
+import os
 import random
+import signal
 import threading
+import time
 
 import pytest
 
@@ -125,3 +128,45 @@ def test_parses_on_several_threads_each_locate_their_own_text() -> None:
         thread.join()
     for index in range(len(texts)):
         assert results[index] == expected
+
+
+def test_a_child_forked_while_another_thread_parses_can_parse() -> None:
+    # The child only parses, in a context made before the fork, and compares bytes: making a
+    # context, reading an op's location or importing takes locks of Python's, which a fork
+    # amid another thread's work may leave held.
+    text, _ = layout(7, 2000)
+    failing = text + b'  "test.use"(%undefined) : (i32) -> ()\n'
+    stop = threading.Event()
+
+    def parse_until_stopped() -> None:
+        while not stop.is_set():
+            parse(text)
+
+    thread = threading.Thread(target=parse_until_stopped)
+    with ir.Context() as context:
+        context.allow_unregistered_dialects = True
+        _, expected = _hostoffload.parse(context, failing, b"m.mlir")
+        line, column = position(failing, len(failing) - len(b"%undefined) : (i32) -> ()\n"))
+        assert f'"line":{line},"column":{column}' in expected
+        thread.start()
+        try:
+            for _ in range(20):
+                time.sleep(0.005)
+                pid = os.fork()
+                if pid == 0:
+                    _, errors = _hostoffload.parse(context, failing, b"m.mlir")
+                    os._exit(0 if errors == expected else 1)
+                deadline = time.monotonic() + 60
+                while True:
+                    done, status = os.waitpid(pid, os.WNOHANG)
+                    if done:
+                        assert os.waitstatus_to_exitcode(status) == 0
+                        break
+                    if time.monotonic() > deadline:
+                        os.kill(pid, signal.SIGKILL)
+                        os.waitpid(pid, 0)
+                        pytest.fail("the forked child did not finish its parse")
+                    time.sleep(0.01)
+        finally:
+            stop.set()
+            thread.join()

@@ -32,6 +32,7 @@
 #include <cstring>
 #include <mutex>
 #include <optional>
+#include <pthread.h>
 
 namespace mlir {
 class AsmParserCodeCompleteContext;
@@ -129,6 +130,11 @@ public:
                                      lineAndColumn->second);
   }
 
+  /// Around a fork: no other thread holds the lock while the process is
+  /// copied; in the child the forking thread, its only one, lets it go.
+  void lockForFork() { mutex.lock(); }
+  void unlockAfterFork() { mutex.unlock(); }
+
 private:
   LexerLines *find(const void *lexer) {
     for (LexerLines &entry : entries)
@@ -143,8 +149,14 @@ private:
 };
 
 LexerTable &getLexerTable() {
-  static LexerTable table;
-  return table;
+  static LexerTable *table = [] {
+    auto *made = new LexerTable();
+    pthread_atfork([] { getLexerTable().lockForFork(); },
+                   [] { getLexerTable().unlockAfterFork(); },
+                   [] { getLexerTable().unlockAfterFork(); });
+    return made;
+  }();
+  return *table;
 }
 
 } // namespace
