@@ -177,7 +177,9 @@ mlir::FailureOr<HostOffloadReport>
 analyzeHostOffload(mlir::ModuleOp module, const HostOffloadOptions &options);
 
 /// Emits every finding of `report` as an MLIR diagnostic with its notes, at
-/// locations whose columns count from 1 (see `withEditorColumns`).
+/// locations whose columns count from 1 (see `withEditorColumns`). The
+/// diagnostics refer to the messages of `report` rather than copy them: a
+/// handler that keeps a diagnostic must not keep it past `report`.
 void emitFindings(const HostOffloadReport &report);
 
 /// Returns the innermost file location inside `loc` (the Python frame a user

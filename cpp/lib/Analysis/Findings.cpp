@@ -2,6 +2,8 @@
 
 #include "Findings.h"
 
+#include "Concatenate.h"
+
 #include "hostoffload/Names.h"
 
 #include "mlir/IR/BuiltinTypes.h"
@@ -120,7 +122,8 @@ Finding FindingBuilder::buildMismatch(const Node &node, unsigned id,
                                       Location loc,
                                       llvm::StringRef functionName) {
   FindingCode code = FindingCode::OutputNotInHostMemory;
-  Finding finding{code, getFindingCodeInfo(code, strict).severity, loc, ""};
+  const FindingCodeInfo &codeInfo = getFindingCodeInfo(code, strict);
+  Finding finding{code, codeInfo.severity, loc, ""};
   finding.outputIndex = output;
   llvm::append_range(finding.tupleIndex, walk.getPaths().get(node.pathId));
   if (DictionaryAttr attrs = getAttrDict(entry.getResAttrsAttr(), output))
@@ -135,51 +138,48 @@ Finding FindingBuilder::buildMismatch(const Node &node, unsigned id,
   finding.moreStarts = facts.moreStarts;
   std::tie(finding.path, finding.omittedPathSteps) = paths.buildPath(id);
 
-  std::string outputName = "output " + std::to_string(output);
-  if (!finding.tupleIndex.empty())
-    outputName += " at tuple index {" +
-                  llvm::join(llvm::map_range(finding.tupleIndex,
-                                             [](int64_t index) {
-                                               return std::to_string(index);
-                                             }),
-                             ", ") +
-                  "}";
-  std::string outputWithInfo =
-      finding.resultInfo.empty()
-          ? outputName
-          : outputName + " (" + quoted(finding.resultInfo) + ")";
-  std::string declaration =
-      declared.kind.empty()
-          ? "has no mhlo.memory_kind, so it is in device memory"
-          : "is declared " + declared.describe();
+  std::string outputName = concatenate({"output ", std::to_string(output)});
+  if (!finding.tupleIndex.empty()) {
+    outputName += " at tuple index {";
+    for (auto [position, index] : llvm::enumerate(finding.tupleIndex))
+      appendPieces(outputName, {position ? ", " : "", std::to_string(index)});
+    outputName += "}";
+  }
+  bool hasInfo = !finding.resultInfo.empty();
+  std::string declaredKind =
+      declared.kind.empty() ? std::string() : declared.describe();
   // From HLO, also the instruction XLA's message names.
   const TraceStart &firstStart = paths.getFirstStart(id);
-  std::string startName =
-      firstStart.xlaName.empty()
-          ? firstStart.name
-          : firstStart.name + ", XLA: '" + firstStart.xlaName + "'";
-  finding.message =
-      (getFindingCodeInfo(code, strict).name +
-       ": Tensor which is moved to host (starting from " + startName +
+  bool hasXlaName = !firstStart.xlaName.empty();
+  finding.message = concatenate(
+      {codeInfo.name, ": Tensor which is moved to host (starting from ",
+       firstStart.name, hasXlaName ? ", XLA: '" : "", firstStart.xlaName,
+       hasXlaName ? "'" : "",
        ") is returned from the entry computation but the layout for this "
-       "output is not set to host memory; " +
-       outputWithInfo + " " + declaration)
-          .str();
+       "output is not set to host memory; ",
+       outputName, hasInfo ? " (\"" : "", finding.resultInfo,
+       hasInfo ? "\")" : "",
+       declared.kind.empty()
+           ? " has no mhlo.memory_kind, so it is in device memory"
+           : " is declared ",
+       declaredKind});
 
+  // One note per start, "more starts", the path, the computed slice, the
+  // unpinned kind and two fixes (or one and why not the other).
+  finding.notes.reserve(finding.startIndices.size() + 6);
   for (unsigned startIndex : finding.startIndices) {
     const TraceStart &start = report.starts[startIndex];
     llvm::StringRef lead = start.kind == TraceStart::Kind::Argument
                                ? "in host memory from the start: "
                                : "moved to host here: ";
-    finding.notes.push_back({start.loc, (lead + start.reason).str()});
+    finding.notes.push_back({start.loc, concatenate({lead, start.reason})});
   }
   if (finding.moreStarts)
     finding.notes.push_back(
         {loc, "more tensors moved to host than shown reach this output"});
   finding.notes.push_back(
-      {loc, "path: " + PathBuilder::formatPath(finding.path,
-                                               finding.omittedPathSteps,
-                                               outputName)});
+      {loc, PathBuilder::formatPath("path: ", finding.path,
+                                    finding.omittedPathSteps, outputName)});
   if (std::optional<FindingNote> note = explainComputedSlice(node))
     finding.notes.push_back(std::move(*note));
   if (declared.kind == names::kUnpinnedHost)
@@ -197,47 +197,53 @@ void FindingBuilder::addFixes(Finding &finding,
                               const DeclaredMemoryKind &declared, Location loc,
                               const std::string &outputName,
                               llvm::StringRef functionName) {
-  unsigned output = *finding.outputIndex;
+  std::string output = std::to_string(*finding.outputIndex);
   // Modules converted from HLO declare memory spaces and move with
-  // MoveToDevice; the fixes speak their language.
-  std::string jaxOutput =
-      finding.resultInfo.empty() ? outputName : quoted(finding.resultInfo);
-  Fix deviceFix{Fix::Strategy::Device,
-                (declared.fromModuleSpaces
-                     ? std::string("move it back with custom call "
-                                   "'MoveToDevice' on operand ")
-                     : std::string("move it back with "
-                                   "'annotate_device_placement' "
-                                   "(_xla_buffer_placement = \"device\") on "
-                                   "operand ")) +
-                    std::to_string(output) + " of func.return",
-                "jax.device_put(x, jax.memory.Space.Device) on " + jaxOutput +
-                    " before returning it"};
+  // MoveToDevice; the fixes speak their language. JAX names the output by
+  // its quoted result info, else as the module does.
+  bool hasInfo = !finding.resultInfo.empty();
+  llvm::StringRef jaxQuote = hasInfo ? "\"" : "";
+  llvm::StringRef jaxName = hasInfo ? llvm::StringRef(finding.resultInfo)
+                                    : llvm::StringRef(outputName);
+  finding.fixes.reserve(2);
   // XLA does not implement a memory kind on a tuple-typed output, so only
   // moving the elements back helps there.
-  if (llvm::isa<TupleType>(entry.getResultTypes()[output])) {
+  if (llvm::isa<TupleType>(entry.getResultTypes()[*finding.outputIndex])) {
     finding.notes.push_back(
-        {loc, "output " + std::to_string(output) +
-                  " is a tuple, and XLA does not implement a memory kind "
-                  "on a tuple-typed output: it cannot be kept in host "
-                  "memory"});
+        {loc, concatenate({"output ", output,
+                           " is a tuple, and XLA does not implement a memory "
+                           "kind on a tuple-typed output: it cannot be kept "
+                           "in host memory"})});
   } else {
     Fix hostFix{
         Fix::Strategy::Host,
         declared.fromModuleSpaces
-            ? "set memory space 5 for output " + std::to_string(output) +
-                  " in " + declared.describeSource()
-            : "set mhlo.memory_kind = \"pinned_host\" on result " +
-                  std::to_string(output) + " of " + functionName.str(),
-        "out_shardings=...with_memory_kind(\"pinned_host\") for " + jaxOutput};
+            ? concatenate({"set memory space 5 for output ", output, " in ",
+                           declared.describeSource()})
+            : concatenate({"set mhlo.memory_kind = \"pinned_host\" on result ",
+                           output, " of ", functionName}),
+        concatenate({"out_shardings=...with_memory_kind(\"pinned_host\") for ",
+                     jaxQuote, jaxName, jaxQuote})};
     finding.notes.push_back(
-        {loc, "fix (keep it in host memory): " + hostFix.moduleChange +
-                  "; in JAX: " + hostFix.jaxChange});
+        {loc,
+         concatenate({"fix (keep it in host memory): ", hostFix.moduleChange,
+                      "; in JAX: ", hostFix.jaxChange})});
     finding.fixes.push_back(std::move(hostFix));
   }
+  Fix deviceFix{
+      Fix::Strategy::Device,
+      concatenate({declared.fromModuleSpaces
+                       ? "move it back with custom call 'MoveToDevice' on "
+                         "operand "
+                       : "move it back with 'annotate_device_placement' "
+                         "(_xla_buffer_placement = \"device\") on operand ",
+                   output, " of func.return"}),
+      concatenate({"jax.device_put(x, jax.memory.Space.Device) on ", jaxQuote,
+                   jaxName, jaxQuote, " before returning it"})};
   finding.notes.push_back(
-      {loc, "fix (bring it back to device memory): " + deviceFix.moduleChange +
-                "; in JAX: " + deviceFix.jaxChange});
+      {loc, concatenate({"fix (bring it back to device memory): ",
+                         deviceFix.moduleChange,
+                         "; in JAX: ", deviceFix.jaxChange})});
   finding.fixes.push_back(std::move(deviceFix));
 }
 

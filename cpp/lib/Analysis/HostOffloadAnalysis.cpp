@@ -11,6 +11,7 @@
 #include "hostoffload/HostOffloadAnalysis.h"
 
 #include "CallCycles.h"
+#include "Concatenate.h"
 #include "DynamicUpdateSlices.h"
 #include "Findings.h"
 #include "OpRules.h"
@@ -29,6 +30,7 @@
 
 #include <cstdint>
 #include <cstring>
+#include <deque>
 
 using namespace mlir;
 
@@ -121,6 +123,27 @@ analyzeHostOffload(ModuleOp module, const HostOffloadOptions &options) {
   return report;
 }
 
+/// Whether `text` is ASCII, tested eight bytes at a time: the messages of
+/// findings almost always are, and a large model prints megabytes of them
+/// (LLVM's UTF-8 test looks at one byte at a time).
+static bool isASCII(llvm::StringRef text) {
+  constexpr uint64_t kHighBits = 0x8080808080808080;
+  size_t at = 0;
+  for (; at + sizeof(uint64_t) <= text.size(); at += sizeof(uint64_t)) {
+    uint64_t word;
+    std::memcpy(&word, text.data() + at, sizeof(word));
+    if (word & kHighBits)
+      return false;
+  }
+  return llvm::all_of(text.drop_front(at), [](char c) {
+    return (static_cast<unsigned char>(c) & 0x80) == 0;
+  });
+}
+
+static bool isValidUTF8(llvm::StringRef text) {
+  return isASCII(text) || llvm::json::isUTF8(text);
+}
+
 void emitFindings(const HostOffloadReport &report) {
   // Findings share few locations (an E1200's notes are mostly at its output),
   // and rewriting one walks its whole call stack: each is rewritten once.
@@ -131,13 +154,23 @@ void emitFindings(const HostOffloadReport &report) {
       entry->second = withEditorColumns(loc);
     return entry->second;
   };
+  // The messages are streamed as references to the report's own text, which
+  // outlives the diagnostics (a string streamed into a diagnostic is copied
+  // into it); only a message repaired as UTF-8 is a copy, kept meanwhile.
+  std::deque<std::string> repaired;
+  auto validText = [&](const std::string &text) {
+    if (isValidUTF8(text))
+      return DiagnosticArgument(llvm::StringRef(text));
+    return DiagnosticArgument(
+        llvm::StringRef(repaired.emplace_back(llvm::json::fixUTF8(text))));
+  };
   for (const Finding &finding : report.findings) {
     Location loc = editorLoc(finding.loc);
     InFlightDiagnostic diagnostic =
         finding.severity == Severity::Error ? emitError(loc) : emitWarning(loc);
-    diagnostic << toValidUTF8(finding.message);
+    diagnostic << validText(finding.message);
     for (const FindingNote &note : finding.notes)
-      diagnostic.attachNote(editorLoc(note.loc)) << toValidUTF8(note.message);
+      diagnostic.attachNote(editorLoc(note.loc)) << validText(note.message);
   }
 }
 
@@ -188,8 +221,8 @@ std::optional<llvm::StringRef> findLocationName(Location loc) {
 
 std::string describeArgument(BlockArgument argument) {
   if (std::optional<llvm::StringRef> name = findLocationName(argument.getLoc()))
-    return "argument '" + name->str() + "'";
-  return "argument #" + std::to_string(argument.getArgNumber());
+    return concatenate({"argument '", *name, "'"});
+  return concatenate({"argument #", std::to_string(argument.getArgNumber())});
 }
 
 std::optional<SourcePosition> findSourcePosition(Location loc) {
@@ -218,25 +251,8 @@ Location withEditorColumns(Location loc) {
   return llvm::cast<LocationAttr>(replacer.replace(LocationAttr(loc)));
 }
 
-/// Whether `text` is ASCII, tested eight bytes at a time: the messages of
-/// findings almost always are, and a large model prints megabytes of them
-/// (LLVM's UTF-8 test looks at one byte at a time).
-static bool isASCII(llvm::StringRef text) {
-  constexpr uint64_t kHighBits = 0x8080808080808080;
-  size_t at = 0;
-  for (; at + sizeof(uint64_t) <= text.size(); at += sizeof(uint64_t)) {
-    uint64_t word;
-    std::memcpy(&word, text.data() + at, sizeof(word));
-    if (word & kHighBits)
-      return false;
-  }
-  return llvm::all_of(text.drop_front(at), [](char c) {
-    return (static_cast<unsigned char>(c) & 0x80) == 0;
-  });
-}
-
 std::string toValidUTF8(llvm::StringRef text) {
-  if (isASCII(text) || llvm::json::isUTF8(text))
+  if (isValidUTF8(text))
     return text.str();
   return llvm::json::fixUTF8(text);
 }

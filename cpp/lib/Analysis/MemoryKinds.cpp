@@ -2,6 +2,7 @@
 
 #include "MemoryKinds.h"
 
+#include "Concatenate.h"
 #include "OpRules.h"
 
 #include "hostoffload/Names.h"
@@ -19,10 +20,9 @@ std::string DeclaredMemoryKind::describeSource() const {
 
 std::string DeclaredMemoryKind::describe() const {
   if (fromModuleSpaces)
-    return ("memory space " + space + " (\"" + kind + "\") in " +
-            describeSource())
-        .str();
-  return (source + " = \"" + kind + "\"").str();
+    return concatenate(
+        {"memory space ", space, " (\"", kind, "\") in ", describeSource()});
+  return concatenate({source, " = \"", kind, "\""});
 }
 
 /// Maps XLA's memory-space numbers in modules converted from HLO to kinds.

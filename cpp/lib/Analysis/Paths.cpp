@@ -2,13 +2,15 @@
 
 #include "Paths.h"
 
+#include "Concatenate.h"
 #include "OpRules.h"
 
 #include "hostoffload/Names.h"
 
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/Support/ErrorHandling.h"
-#include "llvm/Support/raw_ostream.h"
+
+#include <algorithm>
 
 using namespace mlir;
 
@@ -101,6 +103,7 @@ std::pair<llvm::SmallVector<PathStep>, size_t>
 PathBuilder::buildPath(unsigned id) {
   unsigned total = getPathPosition(id).steps;
   llvm::SmallVector<PathStep> steps;
+  steps.reserve(std::min<size_t>(total, 2 * kPathStepsAtEachEnd));
   if (total <= 2 * kPathStepsAtEachEnd) {
     appendSteps(id, 1, steps);
     return {std::move(steps), 0};
@@ -114,17 +117,27 @@ const TraceStart &PathBuilder::getFirstStart(unsigned id) const {
   return startOf(nodes[pathPositions[id].root]);
 }
 
-std::string PathBuilder::formatPath(llvm::ArrayRef<PathStep> steps,
+std::string PathBuilder::formatPath(llvm::StringRef prefix,
+                                    llvm::ArrayRef<PathStep> steps,
                                     size_t omitted, llvm::StringRef end) {
+  constexpr llvm::StringLiteral kArrow = " -> ";
+  std::string omittedSteps;
+  if (omitted)
+    omittedSteps =
+        concatenate({"(", std::to_string(omitted),
+                     omitted == 1 ? " more step)" : " more steps)", kArrow});
+  size_t size = prefix.size() + omittedSteps.size() + end.size();
+  for (const PathStep &step : steps)
+    size += step.what.size() + kArrow.size();
   std::string text;
-  llvm::raw_string_ostream os(text);
+  text.reserve(size);
+  text += prefix;
   for (auto [index, step] : llvm::enumerate(steps)) {
-    if (omitted && index == kPathStepsAtEachEnd)
-      os << "(" << omitted
-         << (omitted == 1 ? " more step) -> " : " more steps) -> ");
-    os << step.what << " -> ";
+    if (index == kPathStepsAtEachEnd)
+      text += omittedSteps;
+    appendPieces(text, {step.what, kArrow});
   }
-  os << end;
+  text += end;
   return text;
 }
 

@@ -48,8 +48,10 @@ public:
   /// The start the path of node `id` (built already) begins at.
   const TraceStart &getFirstStart(unsigned id) const;
 
-  /// The path as a note shows it, ending in `end` (the output).
-  static std::string formatPath(llvm::ArrayRef<PathStep> steps, size_t omitted,
+  /// The path as a note shows it, after `prefix` and ending in `end` (the
+  /// output).
+  static std::string formatPath(llvm::StringRef prefix,
+                                llvm::ArrayRef<PathStep> steps, size_t omitted,
                                 llvm::StringRef end);
 
 private:

@@ -2,10 +2,12 @@
 
 #include "Starts.h"
 
+#include "Concatenate.h"
 #include "OpRules.h"
 
 #include "hostoffload/Names.h"
 
+#include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/Twine.h"
 
 #include <utility>
@@ -263,6 +265,14 @@ void StartCollector::collectEntrySignature() {
                       names::kArgMemorySpaces);
   resultKinds = readMemoryKinds(entry.getResAttrsAttr(), entry.getNumResults(),
                                 module, names::kOutMemorySpaces);
+  // A start per argument in pinned host memory and at most one per custom
+  // call: a model's optimizer state is thousands of arguments.
+  size_t hostArguments =
+      llvm::count_if(argumentKinds, [](const DeclaredMemoryKind &declared) {
+        return declared.kind == names::kPinnedHost;
+      });
+  report.starts.reserve(report.starts.size() + hostArguments +
+                        walk.getCustomCalls().size());
   for (unsigned i = 0, e = entry.getNumArguments(); i < e; ++i) {
     const DeclaredMemoryKind &declared = argumentKinds[i];
     checkDeclaredKind(declared, "argument", i, [&] { return argumentLoc(i); });
@@ -277,11 +287,12 @@ void StartCollector::collectEntrySignature() {
     if (declared.kind != names::kPinnedHost)
       continue;
     unsigned startIndex = report.starts.size();
-    report.starts.push_back({TraceStart::Kind::Argument, i,
-                             describeArgument(entry.getArgument(i)),
-                             describeArgument(entry.getArgument(i)) +
-                                 " is declared " + declared.describe(),
-                             argumentLoc(i), getHloArgumentName(hloEntry, i)});
+    std::string name = describeArgument(entry.getArgument(i));
+    std::string reason =
+        concatenate({name, " is declared ", declared.describe()});
+    report.starts.push_back({TraceStart::Kind::Argument, i, std::move(name),
+                             std::move(reason), argumentLoc(i),
+                             getHloArgumentName(hloEntry, i)});
     walk.addStart(entry.getArgument(i), startIndex);
   }
   for (unsigned i = 0, e = entry.getNumResults(); i < e; ++i) {
