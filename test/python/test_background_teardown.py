@@ -89,11 +89,17 @@ def test_the_interpreter_exits_cleanly_with_a_teardown_under_way(tmp_path: Path)
     assert done.stdout.split()[0] in ("True", "False")
 
 
-def test_a_forked_child_checks_and_exits(chain: bytes) -> None:
-    # The child has no thread of the parent's: a teardown the parent had handed over, and
-    # its own, must not leave it waiting at exit.
+@pytest.mark.parametrize("teardowns_in_flight", [0, 2])
+def test_a_forked_child_checks_and_exits(
+    chain: bytes, tmp_path: Path, teardowns_in_flight: int
+) -> None:
+    # The child has none of the parent's threads: the teardowns the parent had handed over
+    # (just now, so that the fork finds them under way or queued) and the child's own must
+    # not leave it waiting at exit.
     expected = hostoffload.check(chain).findings
-    hostoffload.check(chain)
+    big = write_module("chain", 200_000, tmp_path / "big.mlir").read_bytes()
+    for _ in range(teardowns_in_flight):
+        hostoffload.check(big)
     pid = os.fork()
     if pid == 0:
         try:

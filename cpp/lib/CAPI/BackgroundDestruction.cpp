@@ -44,13 +44,8 @@ public:
   /// when no thread could be started.
   bool add(Destruction &destruction) {
     std::lock_guard<std::mutex> lock(mutex);
-    if (!started) {
-      pthread_t thread;
-      if (pthread_create(&thread, nullptr, run, this) != 0)
-        return false;
-      pthread_detach(thread);
-      started = true;
-    }
+    if (!start())
+      return false;
     pending.push_back(std::move(destruction));
     workAdded.notify_one();
     return true;
@@ -58,6 +53,15 @@ public:
 
   void waitUntilIdle() {
     std::unique_lock<std::mutex> lock(mutex);
+    // Destructions a forked child took over wait for a thread of its own.
+    if (!pending.empty() && !start()) {
+      while (!pending.empty()) {
+        Destruction destruction = std::move(pending.front());
+        pending.pop_front();
+        finish(destruction);
+      }
+      return;
+    }
     becameIdle.wait(lock, [this] { return pending.empty() && !busy; });
   }
 
@@ -77,6 +81,18 @@ public:
   }
 
 private:
+  /// Starts the thread unless it runs; false if it cannot. With the lock held.
+  bool start() {
+    if (started)
+      return true;
+    pthread_t thread;
+    if (pthread_create(&thread, nullptr, run, this) != 0)
+      return false;
+    pthread_detach(thread);
+    started = true;
+    return true;
+  }
+
   static void *run(void *destroyer) {
     static_cast<BackgroundDestroyer *>(destroyer)->destroyForever();
     return nullptr;
