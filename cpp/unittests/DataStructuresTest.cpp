@@ -1,9 +1,9 @@
 //===- DataStructuresTest.cpp - the analysis's tables, tested alone -------===//
 //
-// Checks the rules of the facts lattice (Facts.h), the node and path
-// tables (NodeTable.h) and toValidUTF8 on values made for the test. Prints one
-// line per check that fails and a summary per group; exits 1 if any check
-// failed. test/lit/unit runs it.
+// Checks the rules of the facts lattice (Facts.h) and its interning, the node
+// and path tables (NodeTable.h) and toValidUTF8 on values made for the test.
+// Prints one line per check that fails and a summary per group; exits 1 if
+// any check failed. test/lit/unit runs it.
 //
 //===----------------------------------------------------------------------===//
 
@@ -180,6 +180,32 @@ private:
   Block block;
 };
 
+void testFactInterning() {
+  Group group("fact table: interning");
+  FactTable table;
+  constexpr unsigned kStarts = 10000;
+  std::vector<unsigned> ids;
+  for (unsigned start = 0; start < kStarts; ++start)
+    ids.push_back(table.forStart(start));
+  std::vector<unsigned> distinct = sorted(ids);
+  distinct.erase(std::unique(distinct.begin(), distinct.end()), distinct.end());
+  check(distinct.size() == kStarts, "thousands of different facts stay apart");
+  bool sameIds = true;
+  for (unsigned start = 0; start < kStarts; ++start)
+    sameIds &= table.forStart(start) == ids[start];
+  check(sameIds, "each of thousands of facts is interned once");
+  check(table.get(ids[kStarts - 1]).starts ==
+            llvm::SmallVector<unsigned, 2>{kStarts - 1},
+        "an id stands for the facts it was given");
+  unsigned entered = table.intoCallee(ids[1], 2);
+  unsigned slicedFirst = table.throughSlice(entered, 3);
+  unsigned slicedAgain = table.throughSlice(table.intoCallee(ids[1], 2), 3);
+  check(slicedFirst == slicedAgain,
+        "facts made again the same way get the same id");
+  check(table.intoCallee(ids[2], 1) != entered,
+        "facts with an item in another list are other facts");
+}
+
 void testNodeTable(MLIRContext &context) {
   Group group("node table");
   Values made(context, 3);
@@ -292,6 +318,7 @@ int main() {
   context.allowUnregisteredDialects();
   testFactLattice();
   testFactCaps();
+  testFactInterning();
   testNodeTable(context);
   testFirstNodeTableGrowth(context);
   testPathTable(context);

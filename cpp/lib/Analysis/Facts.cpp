@@ -2,6 +2,7 @@
 
 #include "Facts.h"
 
+#include "llvm/ADT/Hashing.h"
 #include "llvm/ADT/STLExtras.h"
 
 namespace hostoffload {
@@ -99,20 +100,32 @@ unsigned FactTable::makeUnconditional(unsigned from) {
   });
 }
 
+/// Equal facts hash alike; the two largest keys are DenseMap's own.
+static unsigned hashFacts(const Facts &value) {
+  llvm::hash_code hash = llvm::hash_combine(
+      llvm::hash_combine_range(value.starts.begin(), value.starts.end()),
+      value.moreStarts,
+      llvm::hash_combine_range(value.origins.begin(), value.origins.end()),
+      value.global, value.unconditional,
+      llvm::hash_combine_range(value.slices.begin(), value.slices.end()));
+  return static_cast<unsigned>(static_cast<size_t>(hash)) >> 1;
+}
+
+static bool equalFacts(const Facts &left, const Facts &right) {
+  return left.starts == right.starts && left.moreStarts == right.moreStarts &&
+         left.origins == right.origins && left.global == right.global &&
+         left.unconditional == right.unconditional &&
+         left.slices == right.slices;
+}
+
 unsigned FactTable::intern(Facts value) {
-  std::vector<unsigned> key;
-  key.push_back(value.starts.size());
-  llvm::append_range(key, value.starts);
-  key.push_back(value.moreStarts);
-  key.push_back(value.origins.size());
-  llvm::append_range(key, value.origins);
-  key.push_back(value.global);
-  key.push_back(value.unconditional);
-  llvm::append_range(key, value.slices);
-  auto [it, inserted] = ids.try_emplace(std::move(key), facts.size());
-  if (inserted)
-    facts.push_back(std::move(value));
-  return it->second;
+  llvm::SmallVector<unsigned, 1> &ids = idsByHash[hashFacts(value)];
+  for (unsigned id : ids)
+    if (equalFacts(facts[id], value))
+      return id;
+  ids.push_back(facts.size());
+  facts.push_back(std::move(value));
+  return ids.back();
 }
 
 } // namespace hostoffload

@@ -43,7 +43,6 @@
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/SmallVector.h"
 
-#include <map>
 #include <utility>
 #include <vector>
 
@@ -136,7 +135,9 @@ private:
   unsigned intern(Facts value);
 
   std::vector<Facts> facts;
-  std::map<std::vector<unsigned>, unsigned> ids;
+  /// The ids of the facts interned, by `hashFacts` of each: the facts of
+  /// almost every hash have one id.
+  llvm::DenseMap<unsigned, llvm::SmallVector<unsigned, 1>> idsByHash;
   Cache mergeCache, calleeCache, returnCache, sliceCache, computeCache;
 };
 
