@@ -35,7 +35,14 @@ using LastFrames = llvm::DenseMap<Attribute, size_t>;
 Frame enter(func::FuncOp function, const CallSites &callSites,
             LastFrames &lastFrames, size_t frameNumber) {
   Frame frame{function, {}};
+  // Calls in a row mostly call one function (the layers of a model, the
+  // steps of an unrolled loop): a repeat of the call before is skipped
+  // without a lookup.
+  StringAttr previousCallee;
   for (auto [call, callee] : callSites.in(function)) {
+    if (callee == previousCallee)
+      continue;
+    previousCallee = callee;
     auto [last, added] = lastFrames.try_emplace(callee, frameNumber);
     if (!added && last->second == frameNumber)
       continue;
