@@ -101,6 +101,8 @@ def test_the_location_names_the_buffer() -> None:
     text = b'\n "test.a"() : () -> ()\n'
     assert parse(text, b"first.mlir")[0] == ['loc("first.mlir":2:2)']
     assert parse(text, b"second.mlir")[0] == ['loc("second.mlir":2:2)']
+    # MLIR names text of no name "-", as it does standard input.
+    assert parse(text, b"")[0] == ['loc("-":2:2)']
     # MLIR prints the bytes of a name that are not ASCII escaped.
     assert parse(text, "caf\u00e9.mlir".encode())[0] == ['loc("caf\\C3\\A9.mlir":2:2)']
 

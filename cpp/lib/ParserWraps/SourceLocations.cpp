@@ -97,8 +97,11 @@ public:
     lines.lexer = lexer;
     lines.bufferStart = buffer->getBufferStart();
     lines.bufferEnd = buffer->getBufferEnd();
+    // The name as MLIR's location of a file name makes it (an empty name is
+    // "-"), once.
     lines.fileName =
-        mlir::StringAttr::get(context, buffer->getBufferIdentifier());
+        mlir::FileLineColLoc::get(context, buffer->getBufferIdentifier(), 1, 1)
+            .getFilename();
     lines.counted = lines.bufferStart;
     lines.lineStart = lines.bufferStart;
     std::lock_guard<std::mutex> lock(mutex);
