@@ -8,7 +8,6 @@
 #include "Analysis/LargeArrayAllocator.h"
 
 #include <atomic>
-#include <optional>
 
 namespace hostoffload {
 
@@ -38,17 +37,30 @@ struct HostOffloadCheckPass
     // must not be called from a thread Python does not know.
     bool emitOnAnalysisThread = diagnosticsFromAnalysisThread;
     llvm::SmallVector<mlir::Diagnostic> raised;
+    // Emitted from the analysis's thread, each E1200 is emitted as soon as it
+    // is made and freed before the next: a model has thousands, and memory
+    // used again costs neither the allocator's work nor a fresh page.
+    bool emittedMismatch = false;
     runWithOwnHeap([&] {
-      std::optional<mlir::ScopedDiagnosticHandler> keep;
-      if (!emitOnAnalysisThread)
-        keep.emplace(&getContext(), [&](mlir::Diagnostic &diagnostic) {
-          raised.push_back(std::move(diagnostic));
-          return mlir::success();
-        });
-      report = analyzeHostOffload(
-          getOperation(), HostOffloadOptions{entry, strict, allowH2hCopy});
-      if (emitOnAnalysisThread && mlir::succeeded(report))
-        emitFindings(*report);
+      HostOffloadOptions options{entry, strict, allowH2hCopy};
+      if (!emitOnAnalysisThread) {
+        mlir::ScopedDiagnosticHandler keep(
+            &getContext(), [&](mlir::Diagnostic &diagnostic) {
+              raised.push_back(std::move(diagnostic));
+              return mlir::success();
+            });
+        report = analyzeHostOffload(getOperation(), options);
+        return;
+      }
+      FindingEmitter emitter;
+      report =
+          analyzeHostOffload(getOperation(), options, [&](Finding &&mismatch) {
+            emitter.emit(mismatch);
+            emittedMismatch = true;
+          });
+      if (mlir::succeeded(report))
+        for (const Finding &finding : report->findings)
+          emitter.emit(finding);
     });
     for (mlir::Diagnostic &diagnostic : raised)
       getContext().getDiagEngine().emit(std::move(diagnostic));
@@ -58,7 +70,7 @@ struct HostOffloadCheckPass
       signalPassFailure();
       return;
     }
-    if (!report->hasErrors())
+    if (!emittedMismatch && !report->hasErrors())
       return;
     recordProgramError();
     signalPassFailure();

@@ -14,9 +14,12 @@
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/Location.h"
 #include "llvm/ADT/ArrayRef.h"
+#include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/STLFunctionalExtras.h"
 #include "llvm/ADT/SmallVector.h"
 #include "llvm/ADT/StringRef.h"
 
+#include <deque>
 #include <optional>
 #include <string>
 #include <vector>
@@ -172,14 +175,34 @@ struct HostOffloadOptions {
 
 /// Analyses `module`. Fails, after emitting a located error, only when the
 /// entry function cannot be determined. Never changes the IR. Runs in time
-/// linear in the size of the module.
+/// linear in the size of the module. With `takeMismatch`, each E1200 goes to
+/// it as soon as it is made, in output order and before any other finding is
+/// made, instead of into the report: a caller that only emits them emits each
+/// and frees it before the next is made.
 mlir::FailureOr<HostOffloadReport>
-analyzeHostOffload(mlir::ModuleOp module, const HostOffloadOptions &options);
+analyzeHostOffload(mlir::ModuleOp module, const HostOffloadOptions &options,
+                   llvm::function_ref<void(Finding &&)> takeMismatch = {});
 
-/// Emits every finding of `report` as an MLIR diagnostic with its notes, at
-/// locations whose columns count from 1 (see `withEditorColumns`). The
-/// diagnostics refer to the messages of `report` rather than copy them: a
-/// handler that keeps a diagnostic must not keep it past `report`.
+/// Emits findings as MLIR diagnostics with their notes, at locations whose
+/// columns count from 1 (see `withEditorColumns`). A diagnostic refers to the
+/// messages of its finding rather than copy them: a handler that keeps a
+/// diagnostic must not keep it past the finding.
+class FindingEmitter {
+public:
+  void emit(const Finding &finding);
+
+private:
+  mlir::Location getEditorLoc(mlir::Location loc);
+
+  /// Findings share few locations (an E1200's notes are mostly at its
+  /// output), and rewriting one walks its whole call stack: each is rewritten
+  /// once.
+  llvm::DenseMap<mlir::Location, mlir::Location> editorLocs;
+  /// The messages repaired as UTF-8, which the diagnostics refer to.
+  std::deque<std::string> repaired;
+};
+
+/// Emits every finding of `report` with a FindingEmitter.
 void emitFindings(const HostOffloadReport &report);
 
 /// Returns the innermost file location inside `loc` (the Python frame a user

@@ -63,9 +63,9 @@ void FindingBuilder::reportOutputs() {
             walk.findHostNode(walk.getNodes()[*outputNode].value))
       hostOutputs.emplace_back(output, *hostNode);
   }
-  report.findings.reserve(report.findings.size() + hostOutputs.size() +
-                          walk.getHostComputeOps().size() + warnings.size() +
-                          1);
+  report.findings.reserve(
+      report.findings.size() + (takeMismatch ? 0 : hostOutputs.size()) +
+      walk.getHostComputeOps().size() + warnings.size() + 1);
   std::string functionName = ("@" + entry.getSymName()).str();
   for (auto [output, hostNode] : hostOutputs) {
     const DeclaredMemoryKind &declared = resultKinds[output];
@@ -86,8 +86,12 @@ void FindingBuilder::reportOutputs() {
                                                : quoted(declared.kind)));
       continue;
     }
-    report.findings.push_back(
-        buildMismatch(node, hostNode, output, declared, loc, functionName));
+    Finding mismatch =
+        buildMismatch(node, hostNode, output, declared, loc, functionName);
+    if (takeMismatch)
+      takeMismatch(std::move(mismatch));
+    else
+      report.findings.push_back(std::move(mismatch));
   }
 }
 

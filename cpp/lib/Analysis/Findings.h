@@ -19,6 +19,7 @@
 #include "hostoffload/HostOffloadAnalysis.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "llvm/ADT/STLFunctionalExtras.h"
 
 #include <optional>
 #include <string>
@@ -32,15 +33,16 @@ public:
                  HostOffloadReport &report, const Walk &walk,
                  const OpRules &rules,
                  const std::vector<DeclaredMemoryKind> &resultKinds,
-                 WarningList &warnings)
+                 WarningList &warnings,
+                 llvm::function_ref<void(Finding &&)> takeMismatch)
       : entry(entry), strict(options.strict),
         allowH2hCopy(options.allowH2hCopy), report(report), walk(walk),
         rules(rules), resultKinds(resultKinds), warnings(warnings),
-        paths(walk, report.starts) {}
+        takeMismatch(takeMismatch), paths(walk, report.starts) {}
 
-  /// Adds an E1200 error to the report for each output in host memory that
-  /// is not declared so, in output order, or a HOW102 warning where XLA lets
-  /// it pass.
+  /// Adds an E1200 error to the report (or gives it to `takeMismatch`) for
+  /// each output in host memory that is not declared so, in output order, or
+  /// a HOW102 warning where XLA lets it pass.
   void reportOutputs();
 
   /// Adds one HOW101 warning (HOE101 error under `strict`) per location where
@@ -71,6 +73,7 @@ private:
   const OpRules &rules;
   const std::vector<DeclaredMemoryKind> &resultKinds;
   WarningList &warnings;
+  llvm::function_ref<void(Finding &&)> takeMismatch;
   PathBuilder paths;
 };
 

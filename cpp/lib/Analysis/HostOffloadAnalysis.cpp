@@ -30,7 +30,6 @@
 
 #include <cstdint>
 #include <cstring>
-#include <deque>
 
 using namespace mlir;
 
@@ -96,7 +95,8 @@ bool HostOffloadReport::hasErrors() const {
 }
 
 FailureOr<HostOffloadReport>
-analyzeHostOffload(ModuleOp module, const HostOffloadOptions &options) {
+analyzeHostOffload(ModuleOp module, const HostOffloadOptions &options,
+                   llvm::function_ref<void(Finding &&)> takeMismatch) {
   FailureOr<func::FuncOp> entry = findEntryFunction(module, options.entry);
   if (failed(entry))
     return failure();
@@ -114,7 +114,7 @@ analyzeHostOffload(ModuleOp module, const HostOffloadOptions &options) {
   walk.run();
 
   FindingBuilder findings(*entry, options, report, walk, rules,
-                          starts.getResultKinds(), warnings);
+                          starts.getResultKinds(), warnings, takeMismatch);
   findings.reportOutputs();
   findings.reportHostCompute();
   reportDynamicUpdateSlices(module, *entry, options, walk, rules, report);
@@ -144,34 +144,35 @@ static bool isValidUTF8(llvm::StringRef text) {
   return isASCII(text) || llvm::json::isUTF8(text);
 }
 
-void emitFindings(const HostOffloadReport &report) {
-  // Findings share few locations (an E1200's notes are mostly at its output),
-  // and rewriting one walks its whole call stack: each is rewritten once.
-  llvm::DenseMap<Location, Location> editorLocs;
-  auto editorLoc = [&](Location loc) {
-    auto [entry, added] = editorLocs.try_emplace(loc, loc);
-    if (added)
-      entry->second = withEditorColumns(loc);
-    return entry->second;
-  };
-  // The messages are streamed as references to the report's own text, which
-  // outlives the diagnostics (a string streamed into a diagnostic is copied
+Location FindingEmitter::getEditorLoc(Location loc) {
+  auto [entry, added] = editorLocs.try_emplace(loc, loc);
+  if (added)
+    entry->second = withEditorColumns(loc);
+  return entry->second;
+}
+
+void FindingEmitter::emit(const Finding &finding) {
+  // The messages are streamed as references to the finding's own text, which
+  // outlives the diagnostic (a string streamed into a diagnostic is copied
   // into it); only a message repaired as UTF-8 is a copy, kept meanwhile.
-  std::deque<std::string> repaired;
   auto validText = [&](const std::string &text) {
     if (isValidUTF8(text))
       return DiagnosticArgument(llvm::StringRef(text));
     return DiagnosticArgument(
         llvm::StringRef(repaired.emplace_back(llvm::json::fixUTF8(text))));
   };
-  for (const Finding &finding : report.findings) {
-    Location loc = editorLoc(finding.loc);
-    InFlightDiagnostic diagnostic =
-        finding.severity == Severity::Error ? emitError(loc) : emitWarning(loc);
-    diagnostic << validText(finding.message);
-    for (const FindingNote &note : finding.notes)
-      diagnostic.attachNote(editorLoc(note.loc)) << validText(note.message);
-  }
+  Location loc = getEditorLoc(finding.loc);
+  InFlightDiagnostic diagnostic =
+      finding.severity == Severity::Error ? emitError(loc) : emitWarning(loc);
+  diagnostic << validText(finding.message);
+  for (const FindingNote &note : finding.notes)
+    diagnostic.attachNote(getEditorLoc(note.loc)) << validText(note.message);
+}
+
+void emitFindings(const HostOffloadReport &report) {
+  FindingEmitter emitter;
+  for (const Finding &finding : report.findings)
+    emitter.emit(finding);
 }
 
 namespace {
