@@ -170,38 +170,27 @@ Location StartCollector::argumentLoc(unsigned index) {
   // before it, which a bare file location is not.
   std::optional<Location> lastLoc;
   // Taken from the last use to the first, as the use list runs (of users at
-  // one position the last is chosen), with the users a few steps ahead
-  // fetched meanwhile.
-  llvm::ArrayRef<OpOperand *> uses = walk.getStartUses(argument);
-  constexpr size_t kPrefetchDistance = 8;
-  for (size_t i = uses.size(); i-- > 0;) {
-    if (i >= kPrefetchDistance)
-      __builtin_prefetch(uses[i - kPrefetchDistance]->getOwner());
-    if (i >= kPrefetchDistance / 2)
-      __builtin_prefetch(uses[i - kPrefetchDistance / 2]
-                             ->getOwner()
-                             ->getLoc()
-                             .getAsOpaquePointer());
-    Operation *user = uses[i]->getOwner();
+  // one position the last is chosen), while the walk gathers the uses.
+  walk.visitStartUsers(argument, [&](Operation *user) {
     Location loc = user->getLoc();
     if (loc == lastLoc || (own && llvm::isa<FileLineColRange>(loc)))
-      continue;
+      return;
     lastLoc = loc;
     std::optional<SourcePosition> position = findSourcePosition(loc);
     if (!position)
-      continue;
+      return;
     std::pair<unsigned, unsigned> lineAndColumn{position->line,
                                                 position->column};
     if (!firstUse || lineAndColumn < firstPosition) {
-      firstUse = user->getLoc();
+      firstUse = loc;
       firstPosition = lineAndColumn;
     }
     if (position->isPythonFrame &&
         (!firstPythonUse || lineAndColumn < firstPythonPosition)) {
-      firstPythonUse = user->getLoc();
+      firstPythonUse = loc;
       firstPythonPosition = lineAndColumn;
     }
-  }
+  });
   if (firstPythonUse)
     return *firstPythonUse;
   if (own)
