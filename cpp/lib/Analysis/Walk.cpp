@@ -279,13 +279,6 @@ appendUsesInOrder(Value value, llvm::SmallVectorImpl<OpOperand *> &uses,
   std::reverse(uses.begin() + first, uses.end());
 }
 
-llvm::ArrayRef<OpOperand *> Walk::getStartUses(Value value) {
-  auto [known, added] = startUses.try_emplace(value);
-  if (added)
-    appendUsesInOrder(value, known->second);
-  return known->second;
-}
-
 void Walk::visitStartUsers(Value value,
                            llvm::function_ref<void(Operation *)> visitUser) {
   auto [known, added] = startUses.try_emplace(value);

@@ -135,17 +135,14 @@ public:
     return symbolTable.lookup<mlir::func::FuncOp>(name);
   }
 
-  /// The uses of `value` in program order, gathered once: following a use
-  /// list waits for memory at every use (an entry argument can have a
-  /// million), and the walk takes a start's uses from here too.
-  llvm::ArrayRef<mlir::OpOperand *> getStartUses(mlir::Value value);
-
   /// Calls `visitUser` with the user of each use of `value`, from the last
-  /// use to the first (the use list's order), while gathering the uses for
-  /// getStartUses, or over those it gathered: the note's location of an
-  /// entry argument reads every user's location, and on the way through the
-  /// use list each user's memory is at hand (a million uses: 10-13 ms less
-  /// than a second pass over getStartUses).
+  /// use to the first (the use list's order), while gathering the uses in
+  /// program order once, or over those gathered before. Following a use list
+  /// waits for memory at every use (an entry argument can have a million):
+  /// the walk takes a start's uses from what was gathered, and the note's
+  /// location of an entry argument reads every user's location on the way
+  /// through the list, where each user's memory is at hand (a million uses:
+  /// 10-13 ms less than a second pass).
   void visitStartUsers(mlir::Value value,
                        llvm::function_ref<void(mlir::Operation *)> visitUser);
 
@@ -276,7 +273,7 @@ private:
   NodeTable nodes;
   LargeVector<unsigned> queue;
   size_t queueHead = 0;
-  /// The uses of the starts getStartUses was asked for, in program order.
+  /// The uses of the starts visitStartUsers was asked for, in program order.
   llvm::SmallDenseMap<mlir::Value, llvm::SmallVector<mlir::OpOperand *, 0>, 4>
       startUses;
   /// The name of the op propagateThroughUse saw last, and its rule.
