@@ -52,11 +52,10 @@ __real__ZN4mlir5Lexer24getEncodedSourceLocationEN4llvm5SMLocE(void *self,
 
 namespace {
 
-/// What is known of one lexer's buffer: its bounds, the attribute of its name,
+/// What is known of one lexer's buffer: its end, the attribute of its name,
 /// and the line ends counted up to `counted`.
 struct LexerLines {
   const void *lexer = nullptr;
-  const char *bufferStart = nullptr;
   const char *bufferEnd = nullptr;
   mlir::StringAttr fileName;
   /// The line ends before `counted` are counted: `counted` is on line `line`,
@@ -65,8 +64,9 @@ struct LexerLines {
   const char *lineStart = nullptr;
   unsigned line = 1;
 
-  /// The line and column of `position`, if it is not before `lineStart`;
-  /// counts the line ends up to it.
+  /// The line and column of `position`, if it is in the buffer and not
+  /// before `lineStart` (which is not before the buffer); counts the line
+  /// ends up to it.
   std::optional<std::pair<unsigned, unsigned>>
   lineAndColumn(const char *position) {
     if (position < lineStart || position > bufferEnd)
@@ -95,15 +95,14 @@ public:
         sourceMgr.getMemoryBuffer(sourceMgr.getMainFileID());
     LexerLines lines;
     lines.lexer = lexer;
-    lines.bufferStart = buffer->getBufferStart();
     lines.bufferEnd = buffer->getBufferEnd();
     // The name as MLIR's location of a file name makes it (an empty name is
     // "-"), once.
     lines.fileName =
         mlir::FileLineColLoc::get(context, buffer->getBufferIdentifier(), 1, 1)
             .getFilename();
-    lines.counted = lines.bufferStart;
-    lines.lineStart = lines.bufferStart;
+    lines.counted = buffer->getBufferStart();
+    lines.lineStart = lines.counted;
     std::lock_guard<std::mutex> lock(mutex);
     LexerLines *entry = find(lexer);
     if (!entry) {
@@ -122,7 +121,7 @@ public:
     {
       std::lock_guard<std::mutex> lock(mutex);
       LexerLines *entry = find(lexer);
-      if (!entry || position < entry->bufferStart)
+      if (!entry)
         return std::nullopt;
       lineAndColumn = entry->lineAndColumn(position);
       fileName = entry->fileName;
