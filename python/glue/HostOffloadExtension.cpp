@@ -86,22 +86,33 @@ NB_MODULE(_hostoffload, m) {
       "host-offload-check.");
   m.def(
       "parse",
-      [](MlirContext context, nb::bytes text, nb::bytes name, bool verify) {
+      [](MlirContext context, nb::bytes text, nb::bytes name, bool verify,
+         intptr_t parallelBodyBytes, bool reportParts) -> nb::object {
         std::string json;
+        bool inParts = false;
         MlirModule module = hostoffloadParseModule(
             context, mlirStringRefCreate(text.c_str(), text.size()),
             mlirStringRefCreate(name.c_str(), name.size()), verify,
-            appendToString, &json);
+            parallelBodyBytes, &inParts, appendToString, &json);
         nb::object parsed =
             mlirModuleIsNull(module) ? nb::none() : nb::cast(module);
-        return std::make_pair(parsed, json);
+        if (reportParts)
+          return nb::make_tuple(parsed, json, inParts);
+        return nb::make_tuple(parsed, json);
       },
       nb::arg("context"), nb::arg("text"), nb::arg("name") = nb::bytes("-"),
-      nb::arg("verify") = true,
+      nb::arg("verify") = true, nb::arg("parallel_body_bytes") = -1,
+      nb::arg("report_parts") = false,
       "Parses MLIR text or bytecode into a new module of `context`, naming it "
       "`name` (bytes, a file name) in the locations the parser makes, and "
       "verifies it unless `verify` is false; returns (module, \"\"), or "
-      "(None, the errors as JSON text).");
+      "(None, the errors as JSON text). A function body of at least "
+      "`parallel_body_bytes` of text is parsed on two threads (negative: the "
+      "library's default, `default_parallel_body_bytes()`); with "
+      "`report_parts`, a third item tells whether it was.");
+  m.def("default_parallel_body_bytes", &hostoffloadGetDefaultParallelBodyBytes,
+        "The smallest function body, in bytes of text, that `parse` parses "
+        "on two threads by default.");
   m.def(
       "destroy_body_in_background",
       [](MlirOperation module, nb::object context) {

@@ -42,10 +42,19 @@ MLIR_CAPI_EXPORTED MlirLogicalResult hostoffloadAnalyzeToJson(
 /// verifier as hostoffloadAnalyzeToJson writes them: located, in UTF-8,
 /// without the failing op printed; "parsed" is true when the verifier rejected
 /// it. Either way diagnostics are not sent to the context's handlers (MLIR's
-/// Python bindings abort on some messages that are not UTF-8).
+/// Python bindings abort on some messages that are not UTF-8). A function body
+/// of at least `minParallelBodyBytes` of text is parsed on two threads
+/// (hostoffload/ParallelParse.h); a negative value takes the library's
+/// default, hostoffloadGetDefaultParallelBodyBytes. `parsedInParts`, unless
+/// null, is set to whether it was.
 MLIR_CAPI_EXPORTED MlirModule hostoffloadParseModule(
     MlirContext context, MlirStringRef text, MlirStringRef bufferName,
-    bool verify, MlirStringCallback callback, void *userData);
+    bool verify, intptr_t minParallelBodyBytes, bool *parsedInParts,
+    MlirStringCallback callback, void *userData);
+
+/// The smallest function body, in bytes of text, that hostoffloadParseModule
+/// parses on two threads by default.
+MLIR_CAPI_EXPORTED intptr_t hostoffloadGetDefaultParallelBodyBytes(void);
 
 /// Moves the operations of `module`'s body (a builtin.module) out of it,
 /// leaving it empty, and destroys them on a thread of the library's own, one

@@ -4,6 +4,7 @@
 
 #include "hostoffload/HostOffloadAnalysis.h"
 #include "hostoffload/ModuleVerifier.h"
+#include "hostoffload/ParallelParse.h"
 #include "hostoffload/Passes.h"
 
 #include "../Analysis/LargeArrayAllocator.h"
@@ -330,17 +331,25 @@ unsigned hostoffloadGetPathStepsAtEachEnd(void) {
   return hostoffload::kPathStepsAtEachEnd;
 }
 
+intptr_t hostoffloadGetDefaultParallelBodyBytes(void) {
+  return static_cast<intptr_t>(hostoffload::kDefaultParallelBodyBytes);
+}
+
 MlirModule hostoffloadParseModule(MlirContext context, MlirStringRef text,
                                   MlirStringRef bufferName, bool verify,
+                                  intptr_t minParallelBodyBytes,
+                                  bool *parsedInParts,
                                   MlirStringCallback callback, void *userData) {
   OwningOpRef<ModuleOp> module;
   bool parsed = false;
   llvm::SmallVector<CapturedError> errors;
   {
     ErrorCollector collector(unwrap(context));
-    module = parseSourceString<ModuleOp>(
-        unwrap(text), ParserConfig(unwrap(context), /*verifyAfterParse=*/false),
-        unwrap(bufferName));
+    module = hostoffload::parseModule(
+        unwrap(text), unwrap(bufferName), unwrap(context),
+        minParallelBodyBytes < 0 ? hostoffload::kDefaultParallelBodyBytes
+                                 : static_cast<size_t>(minParallelBodyBytes),
+        parsedInParts);
     parsed = static_cast<bool>(module);
     if (parsed && verify && failed(hostoffload::verifyModule(*module)))
       module = nullptr;

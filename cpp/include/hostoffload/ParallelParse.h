@@ -1,0 +1,61 @@
+//===- ParallelParse.h - One long function parsed on two threads -*- C++
+//-*-===//
+//
+// MLIR's parser reads a module on one thread, and the text JAX prints of an
+// unrolled training step is one function of up to a million ops: the parse is
+// most of what a check of such a program waits for. Where the text has the
+// layout MLIR's printer gives the generic form (the module's ops indented by
+// two blanks, a function's ops by four, each op starting a line), the longest
+// function's body is cut between two of its ops, and the second part is parsed
+// on a thread of its own while the rest of the text is parsed on the caller's.
+//
+// The second part is parsed inside an op of its own, after the location
+// aliases of the whole text and after one placeholder op per value that it
+// uses from the first part (a value's types are read from the text of its
+// definition). Once both are parsed, every use of a placeholder is moved to
+// the value it stands for, in the order that keeps each value's use list as a
+// parse of the whole text leaves it, and the second part's ops are moved to
+// the end of the function's body. Both parts keep every line and column of
+// the text, padded with empty lines where the other part's lines were, so the
+// locations the parser makes are those of a parse of the whole text.
+//
+// Anything unexpected in the layout leaves the text to MLIR's parse of the
+// whole; so does any error of either part's parse, after which the whole text
+// is parsed again for MLIR's own diagnostics.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef HOSTOFFLOAD_PARALLELPARSE_H
+#define HOSTOFFLOAD_PARALLELPARSE_H
+
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/OwningOpRef.h"
+#include "mlir/Parser/Parser.h"
+#include "llvm/ADT/StringRef.h"
+
+#include <cstddef>
+
+namespace hostoffload {
+
+/// The smallest function body, in bytes of text, that `parseModule` parses on
+/// two threads by default: about 10,000 ops of JAX's text, whose parse takes
+/// tens of milliseconds.
+constexpr size_t kDefaultParallelBodyBytes = size_t(1) << 20;
+
+/// Parses `text` into a builtin.module as `mlir::parseSourceString<ModuleOp>`
+/// does (without verifying it), with the same result and diagnostics, naming
+/// the text `bufferName` in the locations the parser makes. A function body of
+/// at least `minParallelBodyBytes` is parsed in two parts on two threads (see
+/// the file comment) when the machine runs two threads at once and the
+/// context allows unregistered dialects; the context's multithreading is
+/// enabled for that while and restored after. `parsedInParts`, if given, is
+/// set to whether the module returned was parsed in two parts.
+mlir::OwningOpRef<mlir::ModuleOp>
+parseModule(llvm::StringRef text, llvm::StringRef bufferName,
+            mlir::MLIRContext *context,
+            size_t minParallelBodyBytes = kDefaultParallelBodyBytes,
+            bool *parsedInParts = nullptr);
+
+} // namespace hostoffload
+
+#endif // HOSTOFFLOAD_PARALLELPARSE_H
