@@ -356,7 +356,10 @@ std::optional<Layout> findLayout(StringRef text, size_t minBodyBytes) {
   size_t lineAfter = text.find('\n', target);
   if (lineAfter == npos || lineAfter + 1 >= layout.bodyEnd)
     return std::nullopt;
-  Lines rest(text.substr(0, layout.bodyEnd), lineAfter + 1);
+  // An op holding most of the body (a scan's loop) leaves too little for a
+  // second thread to pay for itself: the body is parsed whole.
+  size_t latest = layout.bodyEnd - (layout.bodyEnd - layout.bodyBegin) / 4;
+  Lines rest(text.substr(0, latest), lineAfter + 1);
   while (rest.next(line, start)) {
     if (startsOpAt(line, 4)) {
       layout.split = start;

@@ -197,6 +197,26 @@ def test_text_laid_out_otherwise_is_parsed_whole() -> None:
     assert_same_as_whole(two_blocks, expect_parts=False)
 
 
+def test_a_body_that_is_mostly_one_op_is_parsed_whole() -> None:
+    # As a scan's loop is: no op of the body starts in its last three quarters but the return.
+    inner = "\n".join(f'%x{i} = "test.op"(%r) : (tensor<f32>) -> tensor<f32>' for i in range(300))
+    source = (
+        '"builtin.module"() ({\n"func.func"() <{function_type = (tensor<f32>) -> tensor<f32>, '
+        'sym_name = "main"}> ({\n^bb0(%a: tensor<f32>):\n'
+        '%s = "test.op"(%a) : (tensor<f32>) -> tensor<f32>\n'
+        '%w = "test.loop"(%s) ({\n^bb0(%r: tensor<f32>):\n'
+        f"{inner}\n"
+        '"test.yield"(%r) : (tensor<f32>) -> ()\n}) : (tensor<f32>) -> tensor<f32>\n'
+        '"func.return"(%w) : (tensor<f32>) -> ()\n}) : () -> ()\n}) : () -> ()\n'
+    )
+    context = ir.Context()
+    context.allow_unregistered_dialects = True
+    text = ir.Module.parse(source, context).operation.get_asm(
+        enable_debug_info=True, print_generic_op_form=True, binary=True
+    )
+    assert_same_as_whole(text, expect_parts=False)
+
+
 def test_below_the_default_size_a_body_is_parsed_whole() -> None:
     text = random_module(5, 300, locations=True)
     assert len(text) < _hostoffload.default_parallel_body_bytes()
