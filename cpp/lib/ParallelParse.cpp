@@ -21,10 +21,14 @@
 
 #include <algorithm>
 #include <atomic>
+#include <condition_variable>
 #include <cstring>
+#include <functional>
+#include <mutex>
+#include <new>
 #include <optional>
+#include <pthread.h>
 #include <string>
-#include <thread>
 #include <vector>
 
 using namespace mlir;
@@ -611,8 +615,87 @@ bool joinParts(ModuleOp firstModule, ModuleOp secondModule,
   return true;
 }
 
-/// The module of the whole text parsed in two parts, each on a thread of its
-/// own, or null where that is not done or fails.
+/// The thread of the library's own that parses second parts, one at a time,
+/// for the life of the process. A thread keeps the malloc arena it first
+/// allocated from, so what one parse frees the next one reuses: with a new
+/// thread per parse, glibc handed each a different one of the arenas of a
+/// process with many threads (JAX's), and every check of a 100k-op module left
+/// another 60 MB behind.
+class PartWorker {
+public:
+  /// Starts `work` on the worker, or returns false if another parse has it
+  /// or no thread can be started.
+  bool start(std::function<void()> work) {
+    std::unique_lock<std::mutex> lock(mutex);
+    if (busy)
+      return false;
+    if (!running) {
+      pthread_t thread;
+      if (pthread_create(&thread, nullptr, run, this) != 0)
+        return false;
+      pthread_detach(thread);
+      running = true;
+    }
+    job = std::move(work);
+    busy = true;
+    done = false;
+    changed.notify_all();
+    return true;
+  }
+
+  /// Waits for the work begun by `start` to end.
+  void wait() {
+    std::unique_lock<std::mutex> lock(mutex);
+    changed.wait(lock, [this] { return done; });
+    busy = false;
+  }
+
+  /// After a fork: the child has no worker thread, and nothing waits for one.
+  void forget() {
+    new (&mutex) std::mutex();
+    new (&changed) std::condition_variable();
+    running = busy = false;
+    job = nullptr;
+  }
+
+private:
+  static void *run(void *self) {
+    static_cast<PartWorker *>(self)->serve();
+    return nullptr;
+  }
+
+  void serve() {
+    std::unique_lock<std::mutex> lock(mutex);
+    while (true) {
+      changed.wait(lock, [this] { return job != nullptr; });
+      std::function<void()> work = std::move(job);
+      job = nullptr;
+      lock.unlock();
+      work();
+      lock.lock();
+      done = true;
+      changed.notify_all();
+    }
+  }
+
+  std::mutex mutex;
+  std::condition_variable changed;
+  std::function<void()> job;
+  bool running = false, busy = false, done = false;
+};
+
+PartWorker &partWorker() {
+  // Never destroyed: the thread may still wait on it while the process exits.
+  static PartWorker *worker = [] {
+    auto *created = new PartWorker();
+    pthread_atfork(nullptr, nullptr, [] { partWorker().forget(); });
+    return created;
+  }();
+  return *worker;
+}
+
+/// The module of the whole text parsed in two parts at once, the second on
+/// the part worker, or null where that is not done or fails.
 OwningOpRef<ModuleOp> parseInParts(StringRef text, StringRef bufferName,
                                    MLIRContext *context, const Layout &layout) {
   std::atomic<bool> diagnosed{false};
@@ -623,32 +706,26 @@ OwningOpRef<ModuleOp> parseInParts(StringRef text, StringRef bufferName,
 
   std::optional<SecondPart> part;
   OwningOpRef<ModuleOp> secondModule;
-  std::thread secondThread([&] {
-    part = makeSecondPart(text, layout);
-    if (part)
-      secondModule = parseSourceString<ModuleOp>(
-          part->text, ParserConfig(context, /*verifyAfterParse=*/false),
-          bufferName);
-  });
+  if (!partWorker().start([&] {
+        part = makeSecondPart(text, layout);
+        if (part)
+          secondModule = parseSourceString<ModuleOp>(
+              part->text, ParserConfig(context, /*verifyAfterParse=*/false),
+              bufferName);
+      }))
+    return nullptr;
 
-  // The first part, the text with the second part's lines left empty, on a
-  // thread of its own too: a new thread allocates from a malloc arena of its
-  // own, which holds none of the chunks the caller freed before (after JAX's
-  // lowering, many); the first part was 5-10 % slower on the caller's.
-  OwningOpRef<ModuleOp> firstModule;
-  std::thread firstThread([&] {
-    StringRef second = text.slice(layout.split, layout.bodyEnd);
-    std::string first;
-    first.reserve(text.size() - second.size() + second.size() / 64);
-    first.append(text.data(), layout.split);
-    first.append(countLines(second), '\n');
-    StringRef rest = text.substr(layout.bodyEnd);
-    first.append(rest.data(), rest.size());
-    firstModule = parseSourceString<ModuleOp>(
-        first, ParserConfig(context, /*verifyAfterParse=*/false), bufferName);
-  });
-  firstThread.join();
-  secondThread.join();
+  // The first part: the text with the second part's lines left empty.
+  StringRef second = text.slice(layout.split, layout.bodyEnd);
+  std::string first;
+  first.reserve(text.size() - second.size() + second.size() / 64);
+  first.append(text.data(), layout.split);
+  first.append(countLines(second), '\n');
+  StringRef rest = text.substr(layout.bodyEnd);
+  first.append(rest.data(), rest.size());
+  OwningOpRef<ModuleOp> firstModule = parseSourceString<ModuleOp>(
+      first, ParserConfig(context, /*verifyAfterParse=*/false), bufferName);
+  partWorker().wait();
 
   if (!firstModule || !secondModule || diagnosed ||
       !joinParts(*firstModule, *secondModule, layout, *part))

@@ -6,8 +6,9 @@
 // most of what a check of such a program waits for. Where the text has the
 // layout MLIR's printer gives the generic form (the module's ops indented by
 // two blanks, a function's ops by four, each op starting a line), the longest
-// function's body is cut between two of its ops, and the second part and the
-// rest of the text are parsed at once, each on a thread of its own.
+// function's body is cut between two of its ops, and the second part is parsed
+// on a thread of the library's own while the rest of the text is parsed on the
+// caller's.
 //
 // The second part is parsed inside an op of its own, after the location
 // aliases of the whole text and after one placeholder op per value that it
