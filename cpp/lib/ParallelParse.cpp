@@ -129,53 +129,57 @@ bool isLocationAt(StringRef text, size_t i) {
   return i > 0 && text[i - 1] == ' ' && text.substr(i).starts_with("loc(");
 }
 
-/// Scans `text` from `i` at bracket depth zero to the first of `stops` at
-/// depth zero or a location; strings are skipped and `->` is no bracket.
-size_t scanToDepthZero(StringRef text, size_t i, StringRef stops) {
+/// Whether `text` holds `->` at `i`.
+bool isArrowAt(StringRef text, size_t i) {
+  return text[i] == '-' && i + 1 < text.size() && text[i + 1] == '>';
+}
+
+/// Scans `text` from `i`, where the bracket depth is zero, to the first
+/// position at depth zero for which `stop` is true (or the end), skipping
+/// strings; `->` is no bracket.
+template <typename Stop>
+size_t scanTopLevel(StringRef text, size_t i, Stop stop) {
   int depth = 0;
   for (; i < text.size(); ++i) {
     char c = text[i];
     if (c == '"') {
       i = skipString(text, i);
-    } else if (c == '-' && i + 1 < text.size() && text[i + 1] == '>') {
-      ++i;
-    } else if (depth == 0 && (stops.contains(c) || isLocationAt(text, i))) {
-      return i;
-    } else if (c == '(' || c == '[' || c == '{' || c == '<') {
-      ++depth;
-    } else if (c == ')' || c == ']' || c == '}' || c == '>') {
-      --depth;
+      continue;
     }
+    if (depth == 0 && stop(i))
+      return i;
+    if (isArrowAt(text, i))
+      ++i;
+    else if (c == '(' || c == '[' || c == '{' || c == '<')
+      ++depth;
+    else if (c == ')' || c == ']' || c == '}' || c == '>')
+      --depth;
   }
   return text.size();
+}
+
+/// Scans `text` from `i` to the first of `stops` or a location at depth zero.
+size_t scanToDepthZero(StringRef text, size_t i, StringRef stops) {
+  return scanTopLevel(text, i, [&](size_t at) {
+    return stops.contains(text[at]) || isLocationAt(text, at);
+  });
 }
 
 /// The result types, as written, of an op whose type ends `line` (`: (...) ->
 /// results`, then maybe a location); empty if there are none.
 StringRef resultTypes(StringRef line) {
-  int depth = 0;
+  // After the last `->` that follows the last `:`.
   size_t arrow = npos;
-  size_t end = line.size();
-  for (size_t i = 0; i < line.size(); ++i) {
-    char c = line[i];
-    if (c == '"') {
-      i = skipString(line, i);
-    } else if (c == '-' && i + 1 < line.size() && line[i + 1] == '>') {
-      if (depth == 0)
-        arrow = i + 2;
-      ++i;
-    } else if (c == '(' || c == '[' || c == '{' || c == '<') {
-      ++depth;
-    } else if (c == ')' || c == ']' || c == '}' || c == '>') {
-      --depth;
-    } else if (depth == 0 && c == ':') {
+  size_t end = scanTopLevel(line, 0, [&](size_t at) {
+    if (isLocationAt(line, at))
+      return true;
+    if (line[at] == ':')
       arrow = npos;
-    } else if (depth == 0 && isLocationAt(line, i)) {
-      end = i;
-      break;
-    }
-  }
-  if (arrow == npos || depth != 0)
+    else if (isArrowAt(line, at))
+      arrow = at + 2;
+    return false;
+  });
+  if (arrow == npos)
     return "";
   return line.slice(arrow, end).trim();
 }
@@ -436,10 +440,11 @@ std::optional<SecondPart> makeSecondPart(StringRef text, const Layout &layout) {
     return std::nullopt;
 
   // Their definitions: the function's arguments and the first part's ops.
-  llvm::StringMap<size_t> wanted;
+  // Whether each is found.
+  llvm::StringMap<bool> wanted;
   for (StringRef name : outside)
-    wanted.try_emplace(name, npos);
-  std::vector<Placeholder> found;
+    wanted.try_emplace(name, false);
+  llvm::SmallVector<Placeholder> &found = part.placeholders;
   if (layout.header != npos) {
     StringRef headerLine =
         text.slice(layout.header, layout.bodyBegin).rtrim('\n');
@@ -449,8 +454,8 @@ std::optional<SecondPart> makeSecondPart(StringRef text, const Layout &layout) {
       return std::nullopt;
     for (auto [index, argument] : llvm::enumerate(*arguments)) {
       auto it = wanted.find(argument.first);
-      if (it != wanted.end() && it->second == npos) {
-        it->second = found.size();
+      if (it != wanted.end() && !it->second) {
+        it->second = true;
         found.push_back({argument.first, argument.second, index, true, 1});
       }
     }
@@ -467,7 +472,7 @@ std::optional<SecondPart> makeSecondPart(StringRef text, const Layout &layout) {
       size_t end = nameEnd(line, 4);
       StringRef name = line.slice(4, end);
       auto it = wanted.find(name);
-      if (it == wanted.end() || it->second != npos)
+      if (it == wanted.end() || it->second)
         continue;
       unsigned numResults = 1;
       if (line.substr(end).starts_with(":")) {
@@ -485,21 +490,20 @@ std::optional<SecondPart> makeSecondPart(StringRef text, const Layout &layout) {
       placeholder.types = resultTypes(line);
       if (placeholder.types.empty())
         return std::nullopt;
-      it->second = found.size();
+      it->second = true;
       found.push_back(placeholder);
     } else if (open && isIndented(line, 4) && line.starts_with("    })")) {
       open->types = resultTypes(line.drop_front(6));
       if (open->types.empty())
         return std::nullopt;
-      wanted[open->name] = found.size();
+      wanted[open->name] = true;
       found.push_back(*open);
       open.reset();
     }
   }
   for (StringRef name : outside)
-    if (wanted[name] == npos)
+    if (!wanted[name])
       return std::nullopt;
-  part.placeholders.assign(found.begin(), found.end());
 
   // The text: every alias definition on the first line, empty lines, then
   // the placeholders on the line before the second part's first op, so that
