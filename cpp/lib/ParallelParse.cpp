@@ -453,6 +453,9 @@ std::optional<SecondPart> makeSecondPart(StringRef text, const Layout &layout) {
     if (!arguments)
       return std::nullopt;
     for (auto [index, argument] : llvm::enumerate(*arguments)) {
+      // A name the second part defines again: the whole text's error.
+      if (defined.contains(argument.first))
+        return std::nullopt;
       auto it = wanted.find(argument.first);
       if (it != wanted.end() && !it->second) {
         it->second = true;
@@ -471,6 +474,8 @@ std::optional<SecondPart> makeSecondPart(StringRef text, const Layout &layout) {
         continue;
       size_t end = nameEnd(line, 4);
       StringRef name = line.slice(4, end);
+      if (defined.contains(name))
+        return std::nullopt;
       auto it = wanted.find(name);
       if (it == wanted.end() || it->second)
         continue;

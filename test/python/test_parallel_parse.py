@@ -176,6 +176,20 @@ def test_errors_in_either_part_are_the_whole_texts(share: float, replacement: by
     assert_same_as_whole(text, expect_parts=False)
 
 
+@pytest.mark.parametrize("share", [0.2, 0.8])
+def test_a_name_defined_in_both_parts_is_the_whole_texts_error(share: float) -> None:
+    # The second part defines again a name of the first part's body (found by tools/fuzz):
+    # a parse of either part alone has no error.
+    text = random_module(2, 400, locations=True)
+    lines = text.split(b"\n")
+    ops = [i for i, line in enumerate(lines) if re.match(rb"    %\d+ = ", line)]
+    first = lines[ops[int(len(ops) * share * 0.3)]]
+    name = re.match(rb"    (%\d+)", first).group(1)
+    later = ops[int(len(ops) * 0.9)]
+    lines[later] = re.sub(rb"^    %\d+(:\d+)?", b"    " + name + rb"\1", lines[later])
+    assert_same_as_whole(b"\n".join(lines), expect_parts=False)
+
+
 def test_a_use_of_a_value_of_the_wrong_type_is_the_whole_texts_error() -> None:
     text = random_module(2, 400, locations=True)
     # The last op uses the function's first argument as a type it does not have.
