@@ -111,6 +111,25 @@ def _generic(operation: Any) -> bytes:
     return text
 
 
+def _check_parse_in_parts(outcome: Outcome, data: bytes, whole: Any, whole_errors: str) -> None:
+    """Invariant: the parse that cuts a function body in two (here every body it can; see
+    cpp/lib/ParallelParse.cpp) gives the module, or the errors, of a parse of the whole."""
+    from hostoffload.mlir import ir
+    from hostoffload.mlir._mlir_libs import _hostoffload
+
+    with ir.Context() as context:
+        context.allow_unregistered_dialects = True
+        context.enable_multithreading(False)
+        parts, errors = _hostoffload.parse(context, data, parallel_body_bytes=0)
+        if (parts is None) != (whole is None):
+            outcome.problems.append(("invariant", "the parse in parts and of the whole disagree"))
+        elif parts is None:
+            if errors != whole_errors:
+                outcome.problems.append(("invariant", "the parse in parts gave other errors"))
+        elif _generic(parts.operation) != _generic(whole.operation):
+            outcome.problems.append(("invariant", "the parse in parts gave another module"))
+
+
 def _e1200(report: Any) -> list[int | None]:
     return [f.output_index for f in report.errors if f.code == "E1200"]
 
@@ -145,7 +164,8 @@ def run_input(data: bytes, as_str: bool, driver: str | None) -> Outcome:
     with ir.Context() as context:
         context.allow_unregistered_dialects = True
         context.enable_multithreading(False)
-        module, _ = _hostoffload.parse(context, data)
+        module, errors = _hostoffload.parse(context, data)
+        _check_parse_in_parts(outcome, data, module, errors)
         if module is None:
             # Not a module: the API must say so with InputError, for fix too.
             if text_report is not None:
