@@ -118,6 +118,51 @@ CASES: dict[str, Case] = {
         ).encode("latin-1"),
         codes=("E1200",),
     ),
+    # A write into a buffer in host memory, traced up to the loop's initial buffer: a
+    # dynamic_update_slice without operands (XLA's rule follows its first). The analysis
+    # asserted on it. Found by tools/fuzz.
+    "operandless_write_behind_a_loop": Case(
+        (
+            '"builtin.module"() <{sym_name = "scan_loop"}> ({\n'
+            '  "func.func"() <{function_type = (tensor<8xf32>) -> tensor<4x8xf32>, '
+            'sym_name = "main", sym_visibility = "public"}> ({\n'
+            "  ^bb0(%arg0: tensor<8xf32>):\n"
+            '    %0 = "stablehlo.constant"() <{value = dense<0> : tensor<i32>}> : () -> tenso'
+            "r<i32>\n"
+            '    %1 = "stablehlo.dynamic_update_slice"() <{value = dense<0.000000e+00> : tens'
+            "or<4x8xf32>}> : () -> tensor<4x8xf32>\n"
+            '    %2:2 = "stablehlo.while"(%0, %1) ({\n'
+            "    ^bb0(%arg3: tensor<i32>, %arg4: tensor<4x8xf32>):\n"
+            '      %9 = "stablehlo.constant"() <{value = dense<4> : tensor<i32>}> : () -> ten'
+            "sor<i32>\n"
+            '      %10 = "stablehlo.compare"(%arg3, '
+            "%9) <{comparison_direction = #stablehlo<comparison_direction LT>}> : (tensor<i32"
+            ">, tensor<i32>) -> tensor<i1>\n"
+            '      "stablehlo.return"(%10) : (tensor<i1>) -> ()\n'
+            "    }, {\n"
+            "    ^bb0(%arg1: tensor<i32>, %arg2: tensor<4x8xf32>):\n"
+            '      %3 = "stablehlo.reshape"(%arg0) : (tensor<8xf32>) -> tensor<1x8xf32>\n'
+            '      %4 = "stablehlo.custom_call"(%3) <{api_version = 1 : i32, '
+            'backend_config = "", '
+            'call_target_name = "MoveToHost"}> : (tensor<1x8xf32>) -> tensor<1x8xf32>\n'
+            '      %5 = "stablehlo.constant"() <{value = dense<0> : tensor<i32>}> : () -> ten'
+            "sor<i32>\n"
+            '      %6 = "stablehlo.dynamic_update_slice"(%arg2, %4, %arg1, '
+            "%5) : (tensor<4x8xf32>, tensor<1x8xf32>, tensor<i32>, "
+            "tensor<i32>) -> tensor<4x8xf32>\n"
+            '      %7 = "stablehlo.constant"() <{value = dense<1> : tensor<i32>}> : () -> ten'
+            "sor<i32>\n"
+            '      %8 = "stablehlo.add"(%arg1, %7) : (tensor<i32>, '
+            "tensor<i32>) -> tensor<i32>\n"
+            '      "stablehlo.return"(%8, %6) : (tensor<i32>, tensor<4x8xf32>) -> ()\n'
+            "    }) : (tensor<i32>, tensor<4x8xf32>) -> (tensor<i32>, tensor<4x8xf32>)\n"
+            '    "func.return"(%2#1) : (tensor<4x8xf32>) -> ()\n'
+            "  }) : () -> ()\n"
+            '}) {mhlo.frontend_attributes = {arg_memory_spaces = "0", '
+            'out_memory_spaces = "0"}} : () -> ()\n'
+        ),
+        codes=("E1200",),
+    ),
     # Two verifier errors, the second on an op holding bytes that are not UTF-8: MLIR's Python
     # bindings aborted on it (ErrorCapture); the parser is now ours. Found by tools/fuzz.
     "invalid_utf8_in_two_failing_ops": Case(

@@ -167,6 +167,14 @@ UpTrace DynamicUpdateSliceRules::traceUp(Operation *write) {
     Operation *op = value.getDefiningOp();
     unsigned result = llvm::cast<OpResult>(value).getResultNumber();
     llvm::StringRef name = op->getName().getStringRef();
+    // The module is unverified StableHLO: an op may lack the operand its
+    // rule follows (found by tools/fuzz).
+    bool followsFirstOperand = name == names::kDynamicUpdateSliceOp ||
+                               name == names::kGetTupleElementOp;
+    if ((followsFirstOperand && op->getNumOperands() == 0) ||
+        (name == names::kOptimizationBarrierOp &&
+         result >= op->getNumOperands()))
+      return trace;
     if (name == names::kDynamicUpdateSliceOp) {
       push(op->getOperand(0), path, op, current);
     } else if (name == names::kBroadcastInDimOp) {
@@ -217,7 +225,8 @@ UpTrace DynamicUpdateSliceRules::traceUp(Operation *write) {
           (movesToHost && !isOp(user, names::kDynamicUpdateSliceOp)))
         return trace;
       push(op->getOperand(0), path, op, current);
-    } else if (rules.classifyUse(op, 0).kind == UseKind::Bitcast) {
+    } else if (op->getNumOperands() >= 1 &&
+               rules.classifyUse(op, 0).kind == UseKind::Bitcast) {
       push(op->getOperand(0), path, op, current);
     } else {
       return trace;
