@@ -1,5 +1,4 @@
-//===- ParallelParse.h - One long function parsed on two threads -*- C++
-//-*-===//
+//===- ParallelParse.h - A function parsed on two threads -------*- C++ -*-===//
 //
 // MLIR's parser reads a module on one thread, and the text JAX prints of an
 // unrolled training step is one function of up to a million ops: the parse is
