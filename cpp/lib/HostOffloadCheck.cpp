@@ -37,10 +37,6 @@ struct HostOffloadCheckPass
     // must not be called from a thread Python does not know.
     bool emitOnAnalysisThread = diagnosticsFromAnalysisThread;
     llvm::SmallVector<mlir::Diagnostic> raised;
-    // Emitted from the analysis's thread, each E1200 is emitted as soon as it
-    // is made and freed before the next: a model has thousands, and memory
-    // used again costs neither the allocator's work nor a fresh page.
-    bool emittedMismatch = false;
     runWithOwnHeap([&] {
       HostOffloadOptions options{entry, strict, allowH2hCopy};
       if (!emitOnAnalysisThread) {
@@ -52,11 +48,13 @@ struct HostOffloadCheckPass
         report = analyzeHostOffload(getOperation(), options);
         return;
       }
+      // Emitted from the analysis's thread, each E1200 is emitted as soon as
+      // it is made and freed before the next: a model has thousands, and
+      // memory used again costs neither the allocator's work nor a fresh page.
       FindingEmitter emitter;
       report =
           analyzeHostOffload(getOperation(), options, [&](Finding &&mismatch) {
             emitter.emit(mismatch);
-            emittedMismatch = true;
           });
       if (mlir::succeeded(report))
         for (const Finding &finding : report->findings)
@@ -70,7 +68,7 @@ struct HostOffloadCheckPass
       signalPassFailure();
       return;
     }
-    if (!emittedMismatch && !report->hasErrors())
+    if (!report->hasErrors())
       return;
     recordProgramError();
     signalPassFailure();

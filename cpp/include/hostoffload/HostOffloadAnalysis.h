@@ -159,7 +159,11 @@ struct HostOffloadReport {
   std::vector<TraceStart> starts;
   /// E1200 errors in output order, then the other findings.
   std::vector<Finding> findings;
+  /// The E1200 errors given to `analyzeHostOffload`'s `takeMismatch` instead
+  /// of kept in `findings`.
+  size_t numTakenMismatches = 0;
 
+  /// Whether any error was found, taken mismatches included.
   bool hasErrors() const;
 };
 

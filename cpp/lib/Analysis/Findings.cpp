@@ -88,9 +88,10 @@ void FindingBuilder::reportOutputs() {
     }
     Finding mismatch =
         buildMismatch(node, hostNode, output, declared, loc, functionName);
-    if (takeMismatch)
+    if (takeMismatch) {
       takeMismatch(std::move(mismatch));
-    else
+      ++report.numTakenMismatches;
+    } else
       report.findings.push_back(std::move(mismatch));
   }
 }

@@ -89,9 +89,10 @@ std::optional<Fix::Strategy> Fix::parseStrategy(llvm::StringRef name) {
 }
 
 bool HostOffloadReport::hasErrors() const {
-  return llvm::any_of(findings, [](const Finding &finding) {
-    return finding.severity == Severity::Error;
-  });
+  return numTakenMismatches > 0 ||
+         llvm::any_of(findings, [](const Finding &finding) {
+           return finding.severity == Severity::Error;
+         });
 }
 
 FailureOr<HostOffloadReport>
