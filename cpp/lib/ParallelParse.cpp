@@ -278,6 +278,9 @@ struct Layout {
 /// The layout of `text` if it is a module printed in the generic form whose
 /// longest function body, of one block, holds at least `minBodyBytes`.
 std::optional<Layout> findLayout(StringRef text, size_t minBodyBytes) {
+  // No body is longer than the text: a shorter text is not read line by line.
+  if (text.size() < minBodyBytes)
+    return std::nullopt;
   Layout layout;
   StringRef line;
   size_t start = 0;
