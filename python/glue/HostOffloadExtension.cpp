@@ -1,8 +1,9 @@
 //===- HostOffloadExtension.cpp - the analysis for Python -----------------===//
 //
-// Hands the host-offload analysis to Python as data: the C API writes the
-// report as JSON, which hostoffload.report turns into typed findings; the
-// table of finding codes and the path-split constant come with it.
+// Hands the host-offload analysis to Python as data: the report as the
+// objects json.loads would make of its JSON (or as that JSON text), which
+// hostoffload.report turns into typed findings; the table of finding codes
+// and the path-split constant come with it.
 //
 //===----------------------------------------------------------------------===//
 
@@ -11,6 +12,7 @@
 #include "mlir-c/IR.h"
 #include "mlir/Bindings/Python/Nanobind.h"
 #include "mlir/Bindings/Python/NanobindAdaptors.h"
+#include "llvm/ADT/StringMap.h"
 
 #include <mutex>
 #include <optional>
@@ -29,6 +31,111 @@ static void appendToString(MlirStringRef chunk, void *userData) {
 static std::string toString(MlirStringRef text) {
   return std::string(text.data, text.length);
 }
+
+/// Makes of the values a HostoffloadValueSink receives the objects json.loads
+/// makes of their text: dicts, lists, str, int, bool and None. Each container
+/// joins its parent when it begins, so a member's key is never kept past its
+/// value. Should Python fail to make an object, the rest is ignored and
+/// `take` raises Python's error.
+class PythonValueBuilder {
+public:
+  PythonValueBuilder() = default;
+  PythonValueBuilder(const PythonValueBuilder &) = delete;
+  PythonValueBuilder &operator=(const PythonValueBuilder &) = delete;
+  ~PythonValueBuilder() {
+    Py_XDECREF(root);
+    Py_XDECREF(key);
+    for (auto &entry : keys)
+      Py_DECREF(entry.second);
+  }
+
+  /// The sink whose `userData` is a builder.
+  static const HostoffloadValueSink sink;
+
+  /// The document; raises Python's error if an object could not be made.
+  nb::object take() {
+    if (failed)
+      throw nb::python_error();
+    return nb::steal(std::exchange(root, nullptr));
+  }
+
+private:
+  static PythonValueBuilder &of(void *self) {
+    return *static_cast<PythonValueBuilder *>(self);
+  }
+
+  /// Adds `value` (a new reference, or null for Python's failure) to the
+  /// innermost open container, or makes it the document.
+  void add(PyObject *value) {
+    if (failed || !value) {
+      failed = true;
+      Py_XDECREF(value);
+      return;
+    }
+    if (open.empty()) {
+      root = value;
+      return;
+    }
+    PyObject *container = open.back();
+    int status = PyList_Check(container)
+                     ? PyList_Append(container, value)
+                     : PyDict_SetItem(container, key, value);
+    Py_DECREF(value);
+    Py_CLEAR(key);
+    failed = status != 0;
+  }
+
+  void begin(PyObject *container) {
+    add(container);
+    // Held by its parent, or as the document.
+    open.push_back(failed ? nullptr : container);
+  }
+
+  void end() { open.pop_back(); }
+
+  /// Keys are few and repeated: each is made once, and interned as a
+  /// literal in Python code is, so that lookups by literals are cheap.
+  void setKey(MlirStringRef name) {
+    if (failed)
+      return;
+    auto [entry, inserted] =
+        keys.try_emplace(llvm::StringRef(name.data, name.length), nullptr);
+    if (inserted) {
+      entry->second = PyUnicode_DecodeUTF8(name.data, name.length, nullptr);
+      if (!entry->second) {
+        keys.erase(entry);
+        failed = true;
+        return;
+      }
+      PyUnicode_InternInPlace(&entry->second);
+    }
+    key = Py_NewRef(entry->second);
+  }
+
+  PyObject *root = nullptr;
+  PyObject *key = nullptr;
+  std::vector<PyObject *> open;
+  llvm::StringMap<PyObject *> keys;
+  bool failed = false;
+};
+
+const HostoffloadValueSink PythonValueBuilder::sink = {
+    [](void *self) { of(self).begin(PyDict_New()); },
+    [](void *self) { of(self).end(); },
+    [](void *self) { of(self).begin(PyList_New(0)); },
+    [](void *self) { of(self).end(); },
+    [](MlirStringRef name, void *self) { of(self).setKey(name); },
+    [](MlirStringRef text, void *self) {
+      of(self).add(PyUnicode_DecodeUTF8(text.data, text.length, nullptr));
+    },
+    [](int64_t number, void *self) {
+      of(self).add(PyLong_FromLongLong(number));
+    },
+    [](bool flag, void *self) {
+      of(self).add(flag ? Py_NewRef(Py_True) : Py_NewRef(Py_False));
+    },
+    [](void *self) { of(self).add(Py_NewRef(Py_None)); },
+};
 
 // The contexts of modules whose bodies the library's thread has destroyed,
 // each still referenced for that thread: their references are dropped by the
@@ -84,6 +191,27 @@ NB_MODULE(_hostoffload, m) {
       "and has not changed since (as one `parse` returned); else it is "
       "verified first. `strict` and `allow_h2h_copy` are the options of "
       "host-offload-check.");
+  m.def(
+      "analyze_data",
+      [](MlirOperation module, const std::string &entry, bool strict,
+         bool verified, bool allowH2hCopy, bool report) {
+        PythonValueBuilder builder;
+        MlirLogicalResult result = hostoffloadAnalyzeToValues(
+            module, mlirStringRefCreate(entry.data(), entry.size()), strict,
+            verified, allowH2hCopy,
+            report ? &PythonValueBuilder::sink : nullptr, &builder);
+        return nb::make_tuple(mlirLogicalResultIsSuccess(result),
+                              report ? builder.take() : nb::none());
+      },
+      nb::arg("module"), nb::arg("entry") = "", nb::arg("strict") = false,
+      nb::arg("verified") = false, nb::arg("allow_h2h_copy") = false,
+      nb::arg("report") = true,
+      "As `analyze`, but returns (succeeded, report) with the report as the "
+      "dict json.loads makes of the JSON text `analyze` returns, built "
+      "without that text; with `report` false, only analyses and gives None "
+      "(to time the analysis alone). Python's cyclic collector had better be "
+      "off while a report is built: thousands of findings are many "
+      "containers.");
   m.def(
       "parse",
       [](MlirContext context, nb::bytes text, nb::bytes name, bool verify,

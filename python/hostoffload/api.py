@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import gc
-import json
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import Any, Literal
@@ -157,11 +156,10 @@ def _require_entry(entry: str | None, name: str | None) -> None:
 def _analyze(
     module: _source.Resolved, entry: str | None, strict: bool, allow_h2h_copy: bool
 ) -> Report:
-    _, text = _hostoffload.analyze(
-        module.operation, entry or "", strict, module.verified, allow_h2h_copy
-    )
     with no_cyclic_gc():
-        data = json.loads(text)
+        _, data = _hostoffload.analyze_data(
+            module.operation, entry or "", strict, module.verified, allow_h2h_copy
+        )
         if module.name is not None:
             data["source"] = module.name
         return Report.from_json(data)

@@ -11,6 +11,7 @@ import json
 import re
 import subprocess
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -104,3 +105,17 @@ def e1200_outputs(report: Report) -> list[int | None]:
 def generic_asm(operation: ir.Operation) -> str:
     """The operation as ``hostoffload.fix`` prints modules: generic form, with locations."""
     return operation.get_asm(print_generic_op_form=True, enable_debug_info=True)
+
+
+# MLIR's --split-input-file marker, which the lit tests use.
+SPLIT_MARKER = re.compile(rb"^// -----\s*$", re.MULTILINE)
+
+
+def module_inputs() -> Iterator[tuple[str, bytes]]:
+    """Every JAX lowering of the differential suite, the example, and every module of the lit
+    tests (tuple outputs, long paths, HLO-style modules, bad input), with their names."""
+    for path in sorted(DIFFERENTIAL_DIR.glob("*.mlir")) + [EXAMPLE]:
+        yield path.stem, path.read_bytes()
+    for path in sorted((REPO_ROOT / "test" / "lit").glob("*/*.mlir")):
+        for index, text in enumerate(SPLIT_MARKER.split(path.read_bytes())):
+            yield f"{path.parent.name}/{path.stem}:{index}", text

@@ -12,7 +12,7 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
-from conftest import DIFFERENTIAL_DIR, EXAMPLE, REPO_ROOT
+from conftest import DIFFERENTIAL_DIR, EXAMPLE, REPO_ROOT, module_inputs
 from jsonschema import Draft202012Validator
 
 from hostoffload import Report
@@ -37,24 +37,11 @@ DEFINITIONS = {
     Diagnostic: "error",
 }
 
-# MLIR's --split-input-file marker, which the lit tests use.
-SPLIT_MARKER = re.compile(rb"^// -----\s*$", re.MULTILINE)
-
-
-def inputs() -> Iterator[tuple[str, bytes]]:
-    """Every JAX lowering of the differential suite, the example, and every module of the lit
-    tests (tuple outputs, long paths, HLO-style modules, bad input), with their names."""
-    for path in sorted(DIFFERENTIAL_DIR.glob("*.mlir")) + [EXAMPLE]:
-        yield path.stem, path.read_bytes()
-    for path in sorted((REPO_ROOT / "test" / "lit").glob("*/*.mlir")):
-        for index, text in enumerate(SPLIT_MARKER.split(path.read_bytes())):
-            yield f"{path.parent.name}/{path.stem}:{index}", text
-
 
 def documents() -> Iterator[tuple[str, dict[str, Any]]]:
     """Everything the C API writes for the inputs: a parse failure, or the analysis' JSON
     (a report or a failure) without and with strict."""
-    for name, text in inputs():
+    for name, text in module_inputs():
         with ir.Context() as context:
             context.enable_multithreading(False)
             module, errors = _hostoffload.parse(context, text, name.encode())

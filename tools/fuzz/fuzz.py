@@ -19,6 +19,8 @@ Invariants, on every input:
 and on every input that parses:
 
 - ``check`` of the text and ``check`` of a module object agree;
+- the report's values as ``check`` has the extension build them are what ``json.loads``
+  makes of the C API's JSON for the same module;
 - the ``host-offload-check`` pass and ``check`` never change the IR (printed before and after);
 - ``check`` and ``fix`` never change a module object they are given;
 - a fixed module parses and verifies, and re-checks without E1200;
@@ -184,6 +186,10 @@ def run_input(data: bytes, as_str: bool, driver: str | None) -> Outcome:
             outcome.problems.append(("invariant", "check(text) and check(module) disagree"))
         report = object_report
         outcome.report = report is not None
+        succeeded, text = _hostoffload.analyze(module.operation)
+        built = _hostoffload.analyze_data(module.operation)
+        if built[0] != succeeded or json.dumps(built[1]) != json.dumps(json.loads(text)):
+            outcome.problems.append(("invariant", "the report's values and its JSON disagree"))
 
         try:
             pipeline = passmanager.PassManager.parse("builtin.module(host-offload-check)")

@@ -32,6 +32,31 @@ MLIR_CAPI_EXPORTED MlirLogicalResult hostoffloadAnalyzeToJson(
     MlirOperation module, MlirStringRef entry, bool strict, bool verified,
     bool allowH2hCopy, MlirStringCallback callback, void *userData);
 
+/// Receives the values of a JSON document one by one, in the order of its
+/// text: an object or an array as its begin and end calls around its members,
+/// each member of an object after a `key` call. Strings are UTF-8 and live
+/// only for the call.
+typedef struct {
+  void (*beginObject)(void *userData);
+  void (*endObject)(void *userData);
+  void (*beginArray)(void *userData);
+  void (*endArray)(void *userData);
+  void (*key)(MlirStringRef key, void *userData);
+  void (*string)(MlirStringRef value, void *userData);
+  void (*integer)(int64_t value, void *userData);
+  void (*boolean)(bool value, void *userData);
+  void (*null)(void *userData);
+} HostoffloadValueSink;
+
+/// Analyses `module` as hostoffloadAnalyzeToJson does, and gives `sink` the
+/// values of the JSON object that function would write, in the same order,
+/// on the caller's thread: a caller that builds its own objects from them
+/// need not write and read the text. With a null `sink`, only analyses (to
+/// time the analysis without its report).
+MLIR_CAPI_EXPORTED MlirLogicalResult hostoffloadAnalyzeToValues(
+    MlirOperation module, MlirStringRef entry, bool strict, bool verified,
+    bool allowH2hCopy, const HostoffloadValueSink *sink, void *userData);
+
 /// Parses `text` (MLIR assembly or bytecode) into a new builtin.module of
 /// `context`, and verifies it unless `verify` is false (for text printed from
 /// a module that was verified, as JAX verifies what it lowers). The text is

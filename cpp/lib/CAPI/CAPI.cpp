@@ -17,6 +17,8 @@
 #include "llvm/Support/JSON.h"
 #include "llvm/Support/raw_ostream.h"
 
+#include <cstddef>
+#include <type_traits>
 #include <vector>
 
 using namespace mlir;
@@ -64,6 +66,53 @@ private:
   ScopedDiagnosticHandler handler;
 };
 
+/// Hands what the JSON writers below write to a HostoffloadValueSink, value
+/// by value, with the members of llvm::json::OStream they use: the writers
+/// are templates over the two, so a report reaches Python's objects with the
+/// same members in the same order as its JSON text.
+class ValueSinkStream {
+public:
+  ValueSinkStream(const HostoffloadValueSink &sink, void *userData)
+      : sink(sink), userData(userData) {}
+
+  template <typename Body> void object(Body body) {
+    sink.beginObject(userData);
+    body();
+    sink.endObject(userData);
+  }
+  template <typename Body> void array(Body body) {
+    sink.beginArray(userData);
+    body();
+    sink.endArray(userData);
+  }
+  void attributeBegin(llvm::StringRef key) { sink.key(wrap(key), userData); }
+  void attributeEnd() {}
+  template <typename Body> void attributeArray(llvm::StringRef key, Body body) {
+    attributeBegin(key);
+    array(body);
+  }
+  template <typename Value>
+  void attribute(llvm::StringRef key, const Value &value) {
+    attributeBegin(key);
+    this->value(value);
+  }
+
+  void value(llvm::StringRef text) { sink.string(wrap(text), userData); }
+  // A literal would otherwise take the conversion to bool.
+  void value(const char *text) { value(llvm::StringRef(text)); }
+  void value(bool flag) { sink.boolean(flag, userData); }
+  void value(std::nullptr_t) { sink.null(userData); }
+  template <typename Integer,
+            std::enable_if_t<std::is_integral_v<Integer>, int> = 0>
+  void value(Integer number) {
+    sink.integer(static_cast<int64_t>(number), userData);
+  }
+
+private:
+  const HostoffloadValueSink &sink;
+  void *userData;
+};
+
 std::string printLocation(Location loc) {
   std::string text;
   llvm::raw_string_ostream os(text);
@@ -73,9 +122,9 @@ std::string printLocation(Location loc) {
 
 /// A source position (see `findSourcePosition`) as the attributes `file`,
 /// `line` and `column` of the object being written, null where there is none.
+template <typename Stream>
 void writeSourcePosition(
-    llvm::json::OStream &json,
-    const std::optional<hostoffload::SourcePosition> &position) {
+    Stream &json, const std::optional<hostoffload::SourcePosition> &position) {
   if (!position) {
     json.attribute("file", nullptr);
     json.attribute("line", nullptr);
@@ -89,7 +138,7 @@ void writeSourcePosition(
 
 /// A location as the file, line and column a user can open, plus MLIR's own
 /// spelling of it.
-void writeLocation(llvm::json::OStream &json, Location loc) {
+template <typename Stream> void writeLocation(Stream &json, Location loc) {
   json.object([&] {
     writeSourcePosition(json, hostoffload::findSourcePosition(loc));
     json.attribute("mlir", hostoffload::toValidUTF8(printLocation(loc)));
@@ -139,7 +188,7 @@ public:
 
   /// Writes the table as the "locations" attribute of the object being
   /// written.
-  void write(llvm::json::OStream &json) const {
+  template <typename Stream> void write(Stream &json) const {
     json.attributeArray("locations", [&] {
       for (auto [loc, position] : llvm::zip_equal(locations, positions))
         json.object([&] { writeEntry(json, loc, position); });
@@ -169,8 +218,9 @@ private:
   /// Python frame for JAX input), plus MLIR's spelling of it: whole, or as
   /// `callsite(callee at caller)` and `"name"(child)` by the indices of the
   /// parts.
+  template <typename Stream>
   void
-  writeEntry(llvm::json::OStream &json, Location loc,
+  writeEntry(Stream &json, Location loc,
              const std::optional<hostoffload::SourcePosition> &position) const {
     writeSourcePosition(json, position);
     if (auto callSite = llvm::dyn_cast<CallSiteLoc>(loc)) {
@@ -197,7 +247,8 @@ private:
   std::vector<std::optional<hostoffload::SourcePosition>> positions;
 };
 
-void writeStart(llvm::json::OStream &json, const hostoffload::TraceStart &start,
+template <typename Stream>
+void writeStart(Stream &json, const hostoffload::TraceStart &start,
                 LocationTable &locations) {
   json.object([&] {
     json.attribute("kind", start.kind == hostoffload::TraceStart::Kind::Argument
@@ -215,9 +266,9 @@ void writeStart(llvm::json::OStream &json, const hostoffload::TraceStart &start,
   });
 }
 
-void writeFinding(llvm::json::OStream &json,
-                  const hostoffload::Finding &finding, bool strict,
-                  LocationTable &locations) {
+template <typename Stream>
+void writeFinding(Stream &json, const hostoffload::Finding &finding,
+                  bool strict, LocationTable &locations) {
   json.object([&] {
     // A strict row names only errors: under allow-h2h-copy, host compute
     // that is only copies stays a warning of its lenient code.
@@ -273,8 +324,8 @@ void writeFinding(llvm::json::OStream &json,
 }
 
 /// Writes the "errors" list of the JSON object being written.
-void writeErrors(llvm::json::OStream &json,
-                 llvm::ArrayRef<CapturedError> errors) {
+template <typename Stream>
+void writeErrors(Stream &json, llvm::ArrayRef<CapturedError> errors) {
   json.attributeArray("errors", [&] {
     for (const CapturedError &error : errors)
       json.object([&] {
@@ -368,57 +419,60 @@ MlirModule hostoffloadParseModule(MlirContext context, MlirStringRef text,
   return MlirModule{nullptr};
 }
 
-/// The analysis of `module` as JSON into `text`; whether it succeeded.
-static bool analyzeToJson(MlirOperation module, MlirStringRef entry,
-                          bool strict, bool verified, bool allowH2hCopy,
-                          std::string &text) {
-  Operation *op = unwrap(module);
-  llvm::raw_string_ostream os(text);
-  // The JSON writer writes a character at a time: unbuffered, as a string's
-  // stream is, each would be appended on its own (most of the time spent
-  // writing megabytes of findings).
-  os.SetBufferSize(1 << 16);
-  llvm::json::OStream json(os);
-
-  auto moduleOp = llvm::dyn_cast<ModuleOp>(op);
+/// The analysis of a module, or the errors that kept it from one.
+struct Analysis {
   llvm::SmallVector<CapturedError> errors;
   FailureOr<hostoffload::HostOffloadReport> report = failure();
-  if (!moduleOp) {
-    errors.push_back({"expected a builtin.module, got '" +
-                          op->getName().getStringRef().str() + "'",
-                      op->getLoc(),
-                      {}});
-  } else {
-    ErrorCollector collector(op->getContext());
-    // A module object of Python may have changed since it was last verified,
-    // and the analysis relies on the verifier (one attribute dictionary per
-    // result, return operands matching the results, ...).
-    if (verified || succeeded(hostoffload::verifyModule(moduleOp)))
-      report = hostoffload::analyzeHostOffload(
-          moduleOp, hostoffload::HostOffloadOptions{unwrap(entry).str(), strict,
-                                                    allowH2hCopy});
-    errors = std::move(collector.errors);
-  }
+  bool strict = false;
+};
 
+/// Analyses `module`; never changes it.
+static Analysis analyze(MlirOperation module, MlirStringRef entry, bool strict,
+                        bool verified, bool allowH2hCopy) {
+  Operation *op = unwrap(module);
+  Analysis analysis;
+  analysis.strict = strict;
+  auto moduleOp = llvm::dyn_cast<ModuleOp>(op);
+  if (!moduleOp) {
+    analysis.errors.push_back({"expected a builtin.module, got '" +
+                                   op->getName().getStringRef().str() + "'",
+                               op->getLoc(),
+                               {}});
+    return analysis;
+  }
+  ErrorCollector collector(op->getContext());
+  // A module object of Python may have changed since it was last verified,
+  // and the analysis relies on the verifier (one attribute dictionary per
+  // result, return operands matching the results, ...).
+  if (verified || succeeded(hostoffload::verifyModule(moduleOp)))
+    analysis.report = hostoffload::analyzeHostOffload(
+        moduleOp, hostoffload::HostOffloadOptions{unwrap(entry).str(), strict,
+                                                  allowH2hCopy});
+  analysis.errors = std::move(collector.errors);
+  return analysis;
+}
+
+/// Writes `analysis` as the report's JSON object (report.schema.json).
+template <typename Stream>
+static void writeAnalysis(Stream &json, Analysis &analysis) {
   json.object([&] {
-    writeErrors(json, errors);
-    if (failed(report))
+    writeErrors(json, analysis.errors);
+    if (failed(analysis.report))
       return;
+    hostoffload::HostOffloadReport &report = *analysis.report;
     json.attribute("entry",
-                   hostoffload::toValidUTF8(report->entry.getSymName()));
+                   hostoffload::toValidUTF8(report.entry.getSymName()));
     LocationTable locations;
     json.attributeArray("starts", [&] {
-      for (const hostoffload::TraceStart &start : report->starts)
+      for (const hostoffload::TraceStart &start : report.starts)
         writeStart(json, start, locations);
     });
     json.attributeArray("findings", [&] {
-      for (const hostoffload::Finding &finding : report->findings)
-        writeFinding(json, finding, strict, locations);
+      for (const hostoffload::Finding &finding : report.findings)
+        writeFinding(json, finding, analysis.strict, locations);
     });
     locations.write(json);
   });
-  os.flush();
-  return succeeded(report);
 }
 
 MlirLogicalResult hostoffloadVerify(MlirOperation op,
@@ -452,9 +506,35 @@ MlirLogicalResult hostoffloadAnalyzeToJson(MlirOperation module,
   std::string text;
   bool analyzed = false;
   hostoffload::runWithOwnHeap([&] {
-    analyzed =
-        analyzeToJson(module, entry, strict, verified, allowH2hCopy, text);
+    Analysis analysis = analyze(module, entry, strict, verified, allowH2hCopy);
+    analyzed = succeeded(analysis.report);
+    llvm::raw_string_ostream os(text);
+    // The JSON writer writes a character at a time: unbuffered, as a string's
+    // stream is, each would be appended on its own (most of the time spent
+    // writing megabytes of findings).
+    os.SetBufferSize(1 << 16);
+    llvm::json::OStream json(os);
+    writeAnalysis(json, analysis);
+    os.flush();
   });
   callback(wrap(llvm::StringRef(text)), userData);
   return wrap(success(analyzed));
+}
+
+MlirLogicalResult hostoffloadAnalyzeToValues(MlirOperation module,
+                                             MlirStringRef entry, bool strict,
+                                             bool verified, bool allowH2hCopy,
+                                             const HostoffloadValueSink *sink,
+                                             void *userData) {
+  // The sink is called here, on the caller's thread (a Python sink needs the
+  // thread that holds the interpreter), once the analysis is done on its own.
+  Analysis analysis;
+  hostoffload::runWithOwnHeap([&] {
+    analysis = analyze(module, entry, strict, verified, allowH2hCopy);
+  });
+  if (sink) {
+    ValueSinkStream stream(*sink, userData);
+    writeAnalysis(stream, analysis);
+  }
+  return wrap(success(succeeded(analysis.report)));
 }
