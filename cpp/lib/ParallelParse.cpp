@@ -9,7 +9,9 @@
 #include "hostoffload/ParallelParse.h"
 
 #include "mlir/IR/Block.h"
+#include "mlir/IR/BuiltinAttributes.h"
 #include "mlir/IR/Diagnostics.h"
+#include "mlir/IR/Location.h"
 #include "mlir/IR/MLIRContext.h"
 #include "mlir/IR/Operation.h"
 #include "llvm/ADT/STLExtras.h"
@@ -627,6 +629,48 @@ bool joinParts(ModuleOp firstModule, ModuleOp secondModule,
   return true;
 }
 
+/// Whether the line at `start` ends with a location, as every op's line of a
+/// text printed with debug information does.
+bool endsWithLocation(StringRef text, size_t start) {
+  StringRef line = text.substr(start);
+  line = line.take_until([](char c) { return c == '\n'; }).rtrim();
+  return line.ends_with(")") && line.contains(" loc(");
+}
+
+/// Sets this thread's `lexerPositionPlaceholder` while it lives.
+class LexerPositionsReplaced {
+public:
+  explicit LexerPositionsReplaced(LocationAttr placeholder) {
+    hostoffload::lexerPositionPlaceholder() = placeholder;
+  }
+  LexerPositionsReplaced(const LexerPositionsReplaced &) = delete;
+  LexerPositionsReplaced &operator=(const LexerPositionsReplaced &) = delete;
+  ~LexerPositionsReplaced() { hostoffload::lexerPositionPlaceholder() = {}; }
+};
+
+/// Whether an op or block argument of `module` kept `placeholder`: it had no
+/// `loc(...)` of its own.
+bool keepsPlaceholder(ModuleOp module, LocationAttr placeholder) {
+  if (module->getLoc() == placeholder)
+    return true;
+  // Blocks to visit, not recursion: regions nest as deep as the text likes.
+  llvm::SmallVector<Block *> blocks{module.getBody()};
+  while (!blocks.empty()) {
+    Block *block = blocks.pop_back_val();
+    for (BlockArgument argument : block->getArguments())
+      if (argument.getLoc() == placeholder)
+        return true;
+    for (Operation &op : *block) {
+      if (op.getLoc() == placeholder)
+        return true;
+      for (Region &region : op.getRegions())
+        for (Block &inner : region)
+          blocks.push_back(&inner);
+    }
+  }
+  return false;
+}
+
 /// The thread of the library's own that parses second parts, one at a time,
 /// for the life of the process. A thread keeps the malloc arena it first
 /// allocated from, so what one parse frees the next one reuses: with a new
@@ -716,14 +760,28 @@ OwningOpRef<ModuleOp> parseInParts(StringRef text, StringRef bufferName,
     return success();
   });
 
+  // Where every op's line ends with its location (the body's first and last
+  // tell), the lexer's positions are left out (checked once the parts are
+  // joined). The placeholder is a location no text can spell.
+  static const char placeholderTag = 0;
+  LocationAttr placeholder;
+  size_t lastLine = text.rfind('\n', layout.bodyEnd - 2) + 1;
+  if (endsWithLocation(text, layout.bodyBegin) &&
+      endsWithLocation(text, lastLine))
+    placeholder = OpaqueLoc::get(reinterpret_cast<uintptr_t>(&placeholderTag),
+                                 TypeID::getFromOpaquePointer(&placeholderTag),
+                                 UnknownLoc::get(context));
+
   std::optional<SecondPart> part;
   OwningOpRef<ModuleOp> secondModule;
   if (!partWorker().start([&] {
         part = makeSecondPart(text, layout);
-        if (part)
-          secondModule = parseSourceString<ModuleOp>(
-              part->text, ParserConfig(context, /*verifyAfterParse=*/false),
-              bufferName);
+        if (!part)
+          return;
+        LexerPositionsReplaced replaced(placeholder);
+        secondModule = parseSourceString<ModuleOp>(
+            part->text, ParserConfig(context, /*verifyAfterParse=*/false),
+            bufferName);
       }))
     return nullptr;
 
@@ -735,12 +793,18 @@ OwningOpRef<ModuleOp> parseInParts(StringRef text, StringRef bufferName,
   first.append(countLines(second), '\n');
   StringRef rest = text.substr(layout.bodyEnd);
   first.append(rest.data(), rest.size());
-  OwningOpRef<ModuleOp> firstModule = parseSourceString<ModuleOp>(
-      first, ParserConfig(context, /*verifyAfterParse=*/false), bufferName);
+  OwningOpRef<ModuleOp> firstModule;
+  {
+    LexerPositionsReplaced replaced(placeholder);
+    firstModule = parseSourceString<ModuleOp>(
+        first, ParserConfig(context, /*verifyAfterParse=*/false), bufferName);
+  }
   partWorker().wait();
 
   if (!firstModule || !secondModule || diagnosed ||
       !joinParts(*firstModule, *secondModule, layout, *part))
+    return nullptr;
+  if (placeholder && keepsPlaceholder(*firstModule, placeholder))
     return nullptr;
   return firstModule;
 }
@@ -753,6 +817,11 @@ bool canParseInParts(MLIRContext *context) {
 }
 
 } // namespace
+
+LocationAttr &hostoffload::lexerPositionPlaceholder() {
+  static thread_local LocationAttr placeholder;
+  return placeholder;
+}
 
 OwningOpRef<ModuleOp> hostoffload::parseModule(StringRef text,
                                                StringRef bufferName,

@@ -141,6 +141,39 @@ def test_the_parts_keep_the_lexers_lines_and_columns() -> None:
     assert [str(op.location) for op in body.operations] == expected
 
 
+def without_location(text: bytes, share: float, pattern: bytes) -> bytes:
+    """``text`` with the ``loc(...)`` at the end of the line at about ``share`` of the lines
+    that match ``pattern`` taken away."""
+    lines = text.split(b"\n")
+    matching = [i for i, line in enumerate(lines) if re.match(pattern, line)]
+    at = matching[int(len(matching) * share)]
+    lines[at], found = re.subn(rb" loc\([^()]*\)$", b"", lines[at])
+    assert found
+    return b"\n".join(lines)
+
+
+@pytest.mark.parametrize("share", [0.05, 0.3, 0.7, 0.95])
+def test_an_op_without_its_own_location_is_located_as_in_the_whole(share: float) -> None:
+    """The parts of a text whose ops carry locations are parsed without the lexer's: an op
+    that has none of its own, in either part, must still get its line and column."""
+    text = random_module(7, 400, locations=True)
+    assert_same_as_whole(
+        without_location(text, share, rb'    %\d+(:\d+)? = "test.op"'), expect_parts=False
+    )
+
+
+def test_a_block_argument_without_its_own_location_is_located_as_in_the_whole() -> None:
+    text = random_module(7, 400, locations=True)
+    # Each region's block header (a test.region op's), in the second part.
+    lines = text.split(b"\n")
+    headers = [i for i, line in enumerate(lines) if re.match(rb"    \^bb0\(", line)]
+    assert headers
+    at = headers[-1]
+    lines[at], found = re.subn(rb" loc\([^()]*\)\):$", b"):", lines[at])
+    assert found
+    assert_same_as_whole(b"\n".join(lines), expect_parts=False)
+
+
 def test_a_jax_model_parses_in_parts_as_whole() -> None:
     from bench.models import MODELS
 

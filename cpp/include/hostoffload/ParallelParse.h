@@ -23,6 +23,11 @@
 // whole; so does any error of either part's parse, after which the whole text
 // is parsed again for MLIR's own diagnostics.
 //
+// The parts of a text whose ops carry their own `loc(...)` (JAX prints one on
+// every op and block argument) are parsed without the file, line and column
+// the lexer gives each op and block argument only for the `loc(...)` after it
+// to replace: see `lexerPositionPlaceholder`.
+//
 //===----------------------------------------------------------------------===//
 
 #ifndef HOSTOFFLOAD_PARALLELPARSE_H
@@ -55,6 +60,16 @@ parseModule(llvm::StringRef text, llvm::StringRef bufferName,
             mlir::MLIRContext *context,
             size_t minParallelBodyBytes = kDefaultParallelBodyBytes,
             bool *parsedInParts = nullptr);
+
+/// The location MLIR's lexers on this thread give every position of their
+/// text instead of its file, line and column; null but while a part of a text
+/// is parsed on this thread. Those locations cost a fifth of the parse in two
+/// parts (a new attribute per op, made under the context's lock) and are
+/// replaced by the `loc(...)` after each op and block argument: a part's parse
+/// that leaves this location on any of them is thrown away, and the text
+/// parsed whole. Read by the wrap of the lexer
+/// (cpp/lib/ParserWraps/SourceLocations.cpp); without it, nothing changes.
+mlir::LocationAttr &lexerPositionPlaceholder();
 
 } // namespace hostoffload
 

@@ -17,9 +17,13 @@
 // the line counted last, or from a lexer not seen (its record taken by
 // another), goes to MLIR's own function. The location is the one MLIR makes:
 // the line is one more than the line feeds before the position, the column
-// one more than the bytes since the last of them.
+// one more than the bytes since the last of them. While a part of a text is
+// parsed in two (hostoffload/ParallelParse.h), the lexers of its thread give
+// every position the placeholder it names instead.
 //
 //===----------------------------------------------------------------------===//
+
+#include "hostoffload/ParallelParse.h"
 
 #include "mlir/IR/BuiltinAttributes.h"
 #include "mlir/IR/Location.h"
@@ -178,6 +182,8 @@ __wrap__ZN4mlir5LexerC1ERKN4llvm9SourceMgrEPNS_11MLIRContextEPNS_28AsmParserCode
 extern "C" mlir::Location
 __wrap__ZN4mlir5Lexer24getEncodedSourceLocationEN4llvm5SMLocE(void *self,
                                                               llvm::SMLoc loc) {
+  if (mlir::LocationAttr placeholder = hostoffload::lexerPositionPlaceholder())
+    return placeholder;
   if (std::optional<mlir::Location> located =
           getLexerTable().locate(self, loc.getPointer()))
     return *located;
