@@ -648,13 +648,24 @@ public:
   ~LexerPositionsReplaced() { hostoffload::lexerPositionPlaceholder() = {}; }
 };
 
-/// Whether an op or block argument of `module` kept `placeholder`: it had no
-/// `loc(...)` of its own.
-bool keepsPlaceholder(ModuleOp module, LocationAttr placeholder) {
-  if (module->getLoc() == placeholder)
+/// A location no text can spell, for `lexerPositionPlaceholder`.
+LocationAttr makePositionPlaceholder(MLIRContext *context) {
+  static const char tag = 0;
+  return OpaqueLoc::get(reinterpret_cast<uintptr_t>(&tag),
+                        TypeID::getFromOpaquePointer(&tag),
+                        UnknownLoc::get(context));
+}
+
+/// Whether `root`, or an op or block argument in it, kept `placeholder`: it
+/// had no `loc(...)` of its own.
+bool keepsPlaceholder(Operation *root, LocationAttr placeholder) {
+  if (root->getLoc() == placeholder)
     return true;
   // Blocks to visit, not recursion: regions nest as deep as the text likes.
-  llvm::SmallVector<Block *> blocks{module.getBody()};
+  llvm::SmallVector<Block *> blocks;
+  for (Region &region : root->getRegions())
+    for (Block &block : region)
+      blocks.push_back(&block);
   while (!blocks.empty()) {
     Block *block = blocks.pop_back_val();
     for (BlockArgument argument : block->getArguments())
@@ -753,7 +764,8 @@ PartWorker &partWorker() {
 /// The module of the whole text parsed in two parts at once, the second on
 /// the part worker, or null where that is not done or fails.
 OwningOpRef<ModuleOp> parseInParts(StringRef text, StringRef bufferName,
-                                   MLIRContext *context, const Layout &layout) {
+                                   MLIRContext *context, const Layout &layout,
+                                   bool withoutLexerPositions) {
   std::atomic<bool> diagnosed{false};
   ScopedDiagnosticHandler quiet(context, [&](Diagnostic &) {
     diagnosed = true;
@@ -762,15 +774,12 @@ OwningOpRef<ModuleOp> parseInParts(StringRef text, StringRef bufferName,
 
   // Where every op's line ends with its location (the body's first and last
   // tell), the lexer's positions are left out (checked once the parts are
-  // joined). The placeholder is a location no text can spell.
-  static const char placeholderTag = 0;
+  // joined).
   LocationAttr placeholder;
   size_t lastLine = text.rfind('\n', layout.bodyEnd - 2) + 1;
-  if (endsWithLocation(text, layout.bodyBegin) &&
+  if (withoutLexerPositions && endsWithLocation(text, layout.bodyBegin) &&
       endsWithLocation(text, lastLine))
-    placeholder = OpaqueLoc::get(reinterpret_cast<uintptr_t>(&placeholderTag),
-                                 TypeID::getFromOpaquePointer(&placeholderTag),
-                                 UnknownLoc::get(context));
+    placeholder = makePositionPlaceholder(context);
 
   std::optional<SecondPart> part;
   OwningOpRef<ModuleOp> secondModule;
@@ -804,7 +813,7 @@ OwningOpRef<ModuleOp> parseInParts(StringRef text, StringRef bufferName,
   if (!firstModule || !secondModule || diagnosed ||
       !joinParts(*firstModule, *secondModule, layout, *part))
     return nullptr;
-  if (placeholder && keepsPlaceholder(*firstModule, placeholder))
+  if (placeholder && keepsPlaceholder(firstModule->getOperation(), placeholder))
     return nullptr;
   return firstModule;
 }
@@ -818,6 +827,38 @@ bool canParseInParts(MLIRContext *context) {
 
 } // namespace
 
+OwningOpRef<Operation *> hostoffload::parseWithoutLexerPositions(
+    StringRef text, MLIRContext *context,
+    llvm::function_ref<OwningOpRef<Operation *>()> parse) {
+  // The last line that is not a location alias closes the module: printed
+  // with debug information, it ends with the module's location, and so does
+  // every op's.
+  StringRef rest = text.rtrim();
+  StringRef last;
+  do {
+    size_t lineStart = rest.rfind('\n');
+    last = lineStart == npos ? rest : rest.substr(lineStart + 1);
+    rest = lineStart == npos ? StringRef() : rest.take_front(lineStart).rtrim();
+  } while (last.starts_with("#") && !rest.empty());
+  if (!endsWithLocation(last, 0))
+    return nullptr;
+
+  bool diagnosed = false;
+  ScopedDiagnosticHandler quiet(context, [&](Diagnostic &) {
+    diagnosed = true;
+    return success();
+  });
+  LocationAttr placeholder = makePositionPlaceholder(context);
+  OwningOpRef<Operation *> parsed;
+  {
+    LexerPositionsReplaced replaced(placeholder);
+    parsed = parse();
+  }
+  if (!parsed || diagnosed || keepsPlaceholder(parsed.get(), placeholder))
+    return nullptr;
+  return parsed;
+}
+
 LocationAttr &hostoffload::lexerPositionPlaceholder() {
   static thread_local LocationAttr placeholder;
   return placeholder;
@@ -826,20 +867,27 @@ LocationAttr &hostoffload::lexerPositionPlaceholder() {
 OwningOpRef<ModuleOp> hostoffload::parseModule(StringRef text,
                                                StringRef bufferName,
                                                MLIRContext *context,
-                                               size_t minParallelBodyBytes,
+                                               const ParseOptions &options,
                                                bool *parsedInParts) {
   if (parsedInParts)
     *parsedInParts = false;
+  // A text the parse in parts gave back is parsed as usual at once: it had
+  // an error, or ops without their own location.
+  bool triedParts = false;
   if (canParseInParts(context)) {
-    if (std::optional<Layout> layout = findLayout(text, minParallelBodyBytes)) {
+    if (std::optional<Layout> layout =
+            findLayout(text, options.minParallelBodyBytes)) {
       bool multithreading = context->isMultithreadingEnabled();
       // The two parsers must not load a dialect at once.
       context->loadAllAvailableDialects();
       context->enableMultithreading(true);
       // MLIR's command line can keep threading off.
       OwningOpRef<ModuleOp> module;
-      if (context->isMultithreadingEnabled())
-        module = parseInParts(text, bufferName, context, *layout);
+      if (context->isMultithreadingEnabled()) {
+        triedParts = true;
+        module = parseInParts(text, bufferName, context, *layout,
+                              options.withoutLexerPositions);
+      }
       context->enableMultithreading(multithreading);
       if (module) {
         if (parsedInParts)
@@ -848,6 +896,16 @@ OwningOpRef<ModuleOp> hostoffload::parseModule(StringRef text,
       }
     }
   }
-  return parseSourceString<ModuleOp>(
-      text, ParserConfig(context, /*verifyAfterParse=*/false), bufferName);
+  auto parseWhole = [&] {
+    return parseSourceString<ModuleOp>(
+        text, ParserConfig(context, /*verifyAfterParse=*/false), bufferName);
+  };
+  if (triedParts || !options.withoutLexerPositions)
+    return parseWhole();
+  if (OwningOpRef<Operation *> parsed =
+          parseWithoutLexerPositions(text, context, [&] {
+            return OwningOpRef<Operation *>(parseWhole().release());
+          }))
+    return OwningOpRef<ModuleOp>(llvm::cast<ModuleOp>(parsed.release()));
+  return parseWhole();
 }

@@ -215,13 +215,14 @@ NB_MODULE(_hostoffload, m) {
   m.def(
       "parse",
       [](MlirContext context, nb::bytes text, nb::bytes name, bool verify,
-         intptr_t parallelBodyBytes, bool reportParts) -> nb::object {
+         intptr_t parallelBodyBytes, bool reportParts,
+         bool lexerPositions) -> nb::object {
         std::string json;
         bool inParts = false;
         MlirModule module = hostoffloadParseModule(
             context, mlirStringRefCreate(text.c_str(), text.size()),
             mlirStringRefCreate(name.c_str(), name.size()), verify,
-            parallelBodyBytes, &inParts, appendToString, &json);
+            parallelBodyBytes, lexerPositions, &inParts, appendToString, &json);
         nb::object parsed =
             mlirModuleIsNull(module) ? nb::none() : nb::cast(module);
         if (reportParts)
@@ -230,14 +231,17 @@ NB_MODULE(_hostoffload, m) {
       },
       nb::arg("context"), nb::arg("text"), nb::arg("name") = nb::bytes("-"),
       nb::arg("verify") = true, nb::arg("parallel_body_bytes") = -1,
-      nb::arg("report_parts") = false,
+      nb::arg("report_parts") = false, nb::arg("lexer_positions") = false,
       "Parses MLIR text or bytecode into a new module of `context`, naming it "
       "`name` (bytes, a file name) in the locations the parser makes, and "
       "verifies it unless `verify` is false; returns (module, \"\"), or "
       "(None, the errors as JSON text). A function body of at least "
       "`parallel_body_bytes` of text is parsed on two threads (negative: the "
       "library's default, `default_parallel_body_bytes()`); with "
-      "`report_parts`, a third item tells whether it was.");
+      "`report_parts`, a third item tells whether it was. With "
+      "`lexer_positions`, every op's position is made into a location before "
+      "its own `loc(...)` replaces it, as MLIR's parser does (else not, "
+      "where every op has one; for comparing).");
   m.def("default_parallel_body_bytes", &hostoffloadGetDefaultParallelBodyBytes,
         "The smallest function body, in bytes of text, that `parse` parses "
         "on two threads by default.");

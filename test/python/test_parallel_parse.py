@@ -18,12 +18,16 @@ REPO = Path(__file__).resolve().parents[2]
 WHOLE = 1 << 62
 
 
-def parse(text: bytes, body_bytes: int, verify: bool = False) -> tuple[object, str, bool]:
+def parse(
+    text: bytes, body_bytes: int, verify: bool = False, *, as_mlir: bool = False
+) -> tuple[object, str, bool]:
+    """Our parse; ``as_mlir`` with every op's lexer position made, as MLIR's parser makes it
+    (the reference: else a text whose ops all carry locations is parsed without them)."""
     context = ir.Context()
     context.allow_unregistered_dialects = True
     context.enable_multithreading(False)
     module, errors, in_parts = _hostoffload.parse(
-        context, text, b"m.mlir", verify, body_bytes, report_parts=True
+        context, text, b"m.mlir", verify, body_bytes, report_parts=True, lexer_positions=as_mlir
     )
     return module, errors, in_parts
 
@@ -47,16 +51,20 @@ def use_lists(module: object) -> list[list[tuple[int, int]]]:
 
 
 def assert_same_as_whole(text: bytes, *, expect_parts: bool = True) -> None:
-    whole, whole_errors, whole_in_parts = parse(text, WHOLE)
-    parts, parts_errors, in_parts = parse(text, 0)
+    """The text parsed in parts, and parsed whole, give what MLIR's parse of the whole gives."""
+    whole, whole_errors, whole_in_parts = parse(text, WHOLE, as_mlir=True)
     assert not whole_in_parts
+    parts, parts_errors, in_parts = parse(text, 0)
     assert in_parts == expect_parts
-    assert (whole is None) == (parts is None)
-    if whole is None:
-        assert json.loads(parts_errors) == json.loads(whole_errors)
-        return
-    assert printed(parts) == printed(whole)
-    assert use_lists(parts) == use_lists(whole)
+    ours, ours_errors, ours_in_parts = parse(text, WHOLE)
+    assert not ours_in_parts
+    for module, errors in ((parts, parts_errors), (ours, ours_errors)):
+        assert (whole is None) == (module is None)
+        if whole is None:
+            assert json.loads(errors) == json.loads(whole_errors)
+            continue
+        assert printed(module) == printed(whole)
+        assert use_lists(module) == use_lists(whole)
 
 
 def random_module(seed: int, ops: int, *, locations: bool) -> bytes:
@@ -295,11 +303,11 @@ def test_the_verifier_runs_on_the_joined_module() -> None:
 )
 def test_committed_modules_parse_in_parts_as_whole(path: str) -> None:
     text = (REPO / path).read_bytes()
-    whole, whole_errors, _ = parse(text, WHOLE)
-    parts, parts_errors, _ = parse(text, 0)
-    assert (whole is None) == (parts is None)
-    if whole is None:
-        assert json.loads(parts_errors) == json.loads(whole_errors)
-    else:
-        assert printed(parts) == printed(whole)
-        assert use_lists(parts) == use_lists(whole)
+    whole, whole_errors, _ = parse(text, WHOLE, as_mlir=True)
+    for module, errors, _ in (parse(text, 0), parse(text, WHOLE)):
+        assert (whole is None) == (module is None)
+        if whole is None:
+            assert json.loads(errors) == json.loads(whole_errors)
+        else:
+            assert printed(module) == printed(whole)
+            assert use_lists(module) == use_lists(whole)

@@ -18,6 +18,7 @@ Invariants, on every input:
 
 and on every input that parses:
 
+- our parse, whole and in two parts, gives the module (or errors) of MLIR's own parse;
 - ``check`` of the text and ``check`` of a module object agree;
 - the report's values as ``check`` has the extension build them are what ``json.loads``
   makes of the C API's JSON for the same module;
@@ -114,22 +115,30 @@ def _generic(operation: Any) -> bytes:
 
 
 def _check_parse_in_parts(outcome: Outcome, data: bytes, whole: Any, whole_errors: str) -> None:
-    """Invariant: the parse that cuts a function body in two (here every body it can; see
-    cpp/lib/ParallelParse.cpp) gives the module, or the errors, of a parse of the whole."""
+    """Invariant: our parse, of the whole text (``whole``, without the lexer's positions where
+    every op carries a location) and in two parts (here wherever a body can be cut; see
+    cpp/lib/ParallelParse.cpp), gives the module, or the errors, of MLIR's parse of the whole."""
     from hostoffload.mlir import ir
     from hostoffload.mlir._mlir_libs import _hostoffload
 
     with ir.Context() as context:
         context.allow_unregistered_dialects = True
         context.enable_multithreading(False)
+        mlir, mlir_errors = _hostoffload.parse(
+            context, data, parallel_body_bytes=1 << 62, lexer_positions=True
+        )
         parts, errors = _hostoffload.parse(context, data, parallel_body_bytes=0)
-        if (parts is None) != (whole is None):
-            outcome.problems.append(("invariant", "the parse in parts and of the whole disagree"))
-        elif parts is None:
-            if errors != whole_errors:
-                outcome.problems.append(("invariant", "the parse in parts gave other errors"))
-        elif _generic(parts.operation) != _generic(whole.operation):
-            outcome.problems.append(("invariant", "the parse in parts gave another module"))
+        for what, module, module_errors in (
+            ("in parts", parts, errors),
+            ("of the whole", whole, whole_errors),
+        ):
+            if (module is None) != (mlir is None):
+                outcome.problems.append(("invariant", f"the parse {what} and MLIR's disagree"))
+            elif module is None:
+                if module_errors != mlir_errors:
+                    outcome.problems.append(("invariant", f"the parse {what} gave other errors"))
+            elif _generic(module.operation) != _generic(mlir.operation):
+                outcome.problems.append(("invariant", f"the parse {what} gave another module"))
 
 
 # The codes each strategy of fix acts on (docs/fix.md).

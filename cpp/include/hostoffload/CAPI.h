@@ -71,11 +71,13 @@ MLIR_CAPI_EXPORTED MlirLogicalResult hostoffloadAnalyzeToValues(
 /// of at least `minParallelBodyBytes` of text is parsed on two threads
 /// (hostoffload/ParallelParse.h); a negative value takes the library's
 /// default, hostoffloadGetDefaultParallelBodyBytes. `parsedInParts`, unless
-/// null, is set to whether it was.
+/// null, is set to whether it was. Where every op carries its own location,
+/// the lexer's position of each is not made unless `lexerPositions` is set
+/// (the parse is then MLIR's own, for comparing; hostoffload/ParallelParse.h).
 MLIR_CAPI_EXPORTED MlirModule hostoffloadParseModule(
     MlirContext context, MlirStringRef text, MlirStringRef bufferName,
-    bool verify, intptr_t minParallelBodyBytes, bool *parsedInParts,
-    MlirStringCallback callback, void *userData);
+    bool verify, intptr_t minParallelBodyBytes, bool lexerPositions,
+    bool *parsedInParts, MlirStringCallback callback, void *userData);
 
 /// The smallest function body, in bytes of text, that hostoffloadParseModule
 /// parses on two threads by default.

@@ -389,18 +389,19 @@ intptr_t hostoffloadGetDefaultParallelBodyBytes(void) {
 MlirModule hostoffloadParseModule(MlirContext context, MlirStringRef text,
                                   MlirStringRef bufferName, bool verify,
                                   intptr_t minParallelBodyBytes,
-                                  bool *parsedInParts,
+                                  bool lexerPositions, bool *parsedInParts,
                                   MlirStringCallback callback, void *userData) {
   OwningOpRef<ModuleOp> module;
   bool parsed = false;
   llvm::SmallVector<CapturedError> errors;
   {
     ErrorCollector collector(unwrap(context));
-    module = hostoffload::parseModule(
-        unwrap(text), unwrap(bufferName), unwrap(context),
-        minParallelBodyBytes < 0 ? hostoffload::kDefaultParallelBodyBytes
-                                 : static_cast<size_t>(minParallelBodyBytes),
-        parsedInParts);
+    hostoffload::ParseOptions options;
+    if (minParallelBodyBytes >= 0)
+      options.minParallelBodyBytes = static_cast<size_t>(minParallelBodyBytes);
+    options.withoutLexerPositions = !lexerPositions;
+    module = hostoffload::parseModule(unwrap(text), unwrap(bufferName),
+                                      unwrap(context), options, parsedInParts);
     parsed = static_cast<bool>(module);
     if (parsed && verify && failed(hostoffload::verifyModule(*module)))
       module = nullptr;
