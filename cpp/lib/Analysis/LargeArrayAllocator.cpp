@@ -121,15 +121,21 @@ static void startOnThisCpu(OwnHeapThread &thread, pthread_attr_t &attributes) {
 
 void runWithOwnHeap(llvm::function_ref<void()> work) {
   OwnHeapThread thread{work};
-  pthread_attr_t attributes;
-  if (pthread_attr_init(&attributes) != 0) {
-    work();
-    return;
-  }
-  startOnThisCpu(thread, attributes);
   pthread_t id;
-  int created = pthread_create(&id, &attributes, runWork, &thread);
-  pthread_attr_destroy(&attributes);
+  int created = -1;
+  pthread_attr_t attributes;
+  if (pthread_attr_init(&attributes) == 0) {
+    startOnThisCpu(thread, attributes);
+    if (thread.startsPinned)
+      created = pthread_create(&id, &attributes, runWork, &thread);
+    pthread_attr_destroy(&attributes);
+  }
+  // Started unpinned where its CPUs could not be set: glibc fails the
+  // creation where it cannot (a sandbox may forbid it).
+  if (created != 0) {
+    thread.startsPinned = false;
+    created = pthread_create(&id, nullptr, runWork, &thread);
+  }
   if (created != 0) {
     work();
     return;
