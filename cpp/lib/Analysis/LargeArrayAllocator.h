@@ -44,7 +44,8 @@ void *allocateZeroedLargeArray(size_t bytes);
 /// allocates from an arena of its own. Where that is not so (another C
 /// library) or no thread can be started, `work` runs here. The thread's
 /// stack is as large as glibc makes any thread's: the main thread's limit
-/// (RLIMIT_STACK).
+/// (RLIMIT_STACK). It starts on the caller's CPU, and may then run on any
+/// the caller may.
 void runWithOwnHeap(llvm::function_ref<void()> work);
 
 /// A standard allocator for the analysis's large arrays.

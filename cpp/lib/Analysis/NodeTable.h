@@ -17,7 +17,6 @@
 #include "llvm/ADT/ArrayRef.h"
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/Support/Allocator.h"
-#include "llvm/Support/MathExtras.h"
 
 #include <algorithm>
 #include <cstdint>
@@ -91,17 +90,14 @@ private:
 /// which halves the memory the walk's lookups range over (16 MB for a million
 /// values); the hash is the value's address alone, so values made one after
 /// another sit in neighbouring buckets and filling the table walks memory in
-/// order. An empty bucket is all zero bytes, so that a table made large
-/// enough for every value of a module at once is never cleared or rebuilt.
+/// order. An empty bucket is all zero bytes. The table grows with the nodes
+/// rather than being made for every value of the module at once: the walk
+/// reaches few of them (732 of the values of a 10k-op JAX model, 7,536 at
+/// 100k), and a table for all, cleared or mapped in full, was 256 KB at 10k
+/// (64 page faults) and a 2 MiB huge page at 100k.
 class FirstNodeTable {
 public:
   explicit FirstNodeTable(const LargeVector<Node> &nodes) : nodes(nodes) {}
-
-  /// Makes room for `count` values without growing.
-  void reserve(size_t count) {
-    if (2 * count > buckets.size())
-      rebuild(llvm::NextPowerOf2(2 * count - 1));
-  }
 
   /// The first node of `value`, if it has one.
   std::optional<unsigned> find(mlir::Value value) const {
@@ -186,13 +182,10 @@ public:
   NodeTable(const NodeTable &) = delete;
   NodeTable &operator=(const NodeTable &) = delete;
 
-  /// Makes room for `count` nodes of distinct values: neither the array
-  /// nor the table of first nodes copies itself as it grows, and pages no
-  /// node reaches stay untouched, so unused room costs no memory.
-  void reserve(size_t count) {
-    nodes.reserve(count);
-    firstNodeOfValue.reserve(count);
-  }
+  /// Makes room for `count` nodes of distinct values: the array does not
+  /// copy itself as it grows, and pages no node reaches stay untouched, so
+  /// unused room costs no memory.
+  void reserve(size_t count) { nodes.reserve(count); }
 
   size_t size() const { return nodes.size(); }
   Node &operator[](unsigned id) { return nodes[id]; }

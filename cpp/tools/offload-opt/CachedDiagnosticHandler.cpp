@@ -42,6 +42,30 @@ std::optional<CallSiteLoc> findCallSite(Location loc) {
   return std::nullopt;
 }
 
+/// Calls `visitCaller` with each caller that MLIR's handler prints a "called
+/// from" note for after a message at `loc`, innermost first, and stops where
+/// it returns false. Returns the location MLIR's handler compares the first
+/// note's with: the last caller visited, or the one after it when the stack
+/// is cut at the limit.
+Location forEachCaller(Location loc,
+                       llvm::function_ref<bool(Location)> visitCaller) {
+  std::optional<CallSiteLoc> callSite = findCallSite(loc);
+  if (!callSite)
+    return loc;
+  loc = callSite->getCaller();
+  for (unsigned depth = 0; depth < kCallStackLimit; ++depth) {
+    if (!visitCaller(loc))
+      break;
+    callSite = findCallSite(loc);
+    if (!callSite)
+      break;
+    loc = callSite->getCaller();
+  }
+  return loc;
+}
+
+void printCalledFrom(llvm::raw_ostream &out) { out << "called from"; }
+
 } // namespace
 
 CachedDiagnosticHandler::CachedDiagnosticHandler(llvm::SourceMgr &sourceMgr,
@@ -61,23 +85,44 @@ void CachedDiagnosticHandler::emit(Diagnostic &diagnostic) {
   Location loc = diagnostic.getLocation();
   emitMessage(loc, diagnostic.getSeverity(), /*displaySourceLine=*/true,
               printDiagnostic(diagnostic));
-  if (std::optional<CallSiteLoc> callSite = findCallSite(loc)) {
-    loc = callSite->getCaller();
-    for (unsigned depth = 0; depth < kCallStackLimit; ++depth) {
-      emitMessage(loc, DiagnosticSeverity::Note, /*displaySourceLine=*/true,
-                  [](llvm::raw_ostream &out) { out << "called from"; });
-      callSite = findCallSite(loc);
-      if (!callSite)
-        break;
-      loc = callSite->getCaller();
-    }
-  }
+  loc = emitCallStack(loc);
   for (const Diagnostic &note : diagnostic.getNotes()) {
     emitMessage(note.getLocation(), note.getSeverity(),
                 /*displaySourceLine=*/loc != note.getLocation(),
                 printDiagnostic(note));
     loc = note.getLocation();
   }
+}
+
+Location CachedDiagnosticHandler::emitCallStack(Location loc) {
+  auto [entry, added] = callStacks.try_emplace(loc.getAsOpaquePointer());
+  if (added) {
+    std::string text;
+    bool formatted = true;
+    Location last = forEachCaller(loc, [&](Location caller) {
+      const std::optional<Frame> &frame =
+          getFrame(caller, DiagnosticSeverity::Note,
+                   /*displaySourceLine=*/true);
+      formatted = frame.has_value();
+      if (formatted) {
+        text += frame->before;
+        text += "called from";
+        text += frame->after;
+      }
+      return formatted;
+    });
+    if (formatted)
+      entry->second = CallStack{std::move(text), last};
+  }
+  if (entry->second) {
+    os << entry->second->text;
+    return entry->second->last;
+  }
+  return forEachCaller(loc, [&](Location caller) {
+    emitMessage(caller, DiagnosticSeverity::Note, /*displaySourceLine=*/true,
+                printCalledFrom);
+    return true;
+  });
 }
 
 void CachedDiagnosticHandler::emitMessage(

@@ -42,8 +42,17 @@ private:
   };
   /// A location, and its severity and whether it shows the source line.
   using FrameKey = std::pair<const void *, unsigned>;
+  /// The "called from" notes printed after a message at one location, and
+  /// the location the first note's is compared with.
+  struct CallStack {
+    std::string text;
+    mlir::Location last;
+  };
 
   void emit(mlir::Diagnostic &diagnostic);
+  /// Prints the "called from" notes after a message at `loc`; returns the
+  /// location the first note's is compared with.
+  mlir::Location emitCallStack(mlir::Location loc);
   void emitMessage(mlir::Location loc, mlir::DiagnosticSeverity severity,
                    bool displaySourceLine,
                    llvm::function_ref<void(llvm::raw_ostream &)> printMessage);
@@ -59,6 +68,11 @@ private:
   /// handles the diagnostic, so the engine never calls it.
   mlir::SourceMgrDiagnosticHandler formatter;
   llvm::DenseMap<FrameKey, std::optional<Frame>> frames;
+  /// The call stack of each location a message was printed at, formatted
+  /// once: an E1200 of a JAX model is printed at its output with the seven
+  /// or so frames of the Python stack that made it. None where a frame is
+  /// printed by MLIR's handler.
+  llvm::DenseMap<const void *, std::optional<CallStack>> callStacks;
 };
 
 } // namespace hostoffload
