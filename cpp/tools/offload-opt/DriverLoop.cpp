@@ -9,6 +9,8 @@
 
 #include "CachedDiagnosticHandler.h"
 
+#include "hostoffload/ParallelParse.h"
+
 #include "mlir/Bytecode/BytecodeWriter.h"
 #include "mlir/Debug/CLOptionsSetup.h"
 #include "mlir/IR/AsmState.h"
@@ -22,6 +24,8 @@
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/SourceMgr.h"
 #include "llvm/Support/raw_ostream.h"
+
+#include <memory>
 
 bool hostoffload::needsMlirOptMain(const mlir::MlirOptMainConfig &config) {
   if (!config.inputSplitMarker().empty() || config.shouldVerifyDiagnostics() ||
@@ -83,15 +87,26 @@ mlir::LogicalResult hostoffload::processWithoutTeardown(
   bool multithreading = context.isMultithreadingEnabled();
   context.disableMultithreading();
   // Resources of dialects that are not loaded pass through to the output.
-  mlir::FallbackAsmResourceMap fallbackResourceMap;
-  mlir::ParserConfig parserConfig(&context, config.shouldVerifyOnParsing(),
-                                  &fallbackResourceMap);
+  auto fallbackResourceMap = std::make_unique<mlir::FallbackAsmResourceMap>();
+  auto parse = [&] {
+    mlir::ParserConfig parserConfig(&context, config.shouldVerifyOnParsing(),
+                                    fallbackResourceMap.get());
+    return mlir::parseSourceFileForTool(sourceMgr, parserConfig,
+                                        !config.shouldUseExplicitModule());
+  };
   mlir::TimingScope parserTiming = timing.nest("Parser");
+  // Where every op carries its own location, the lexer's are not made; a
+  // parse that needs them is done again, with resources read anew.
+  llvm::StringRef text =
+      sourceMgr->getMemoryBuffer(sourceMgr->getMainFileID())->getBuffer();
+  mlir::OwningOpRef<mlir::Operation *> parsed =
+      hostoffload::parseWithoutLexerPositions(text, &context, parse);
+  if (!parsed) {
+    fallbackResourceMap = std::make_unique<mlir::FallbackAsmResourceMap>();
+    parsed = parse();
+  }
   // Released at once, so that it is never destroyed (see the header).
-  mlir::Operation *op =
-      mlir::parseSourceFileForTool(sourceMgr, parserConfig,
-                                   !config.shouldUseExplicitModule())
-          .release();
+  mlir::Operation *op = parsed.release();
   parserTiming.stop();
   if (!op)
     return mlir::failure();
@@ -106,5 +121,5 @@ mlir::LogicalResult hostoffload::processWithoutTeardown(
     return mlir::failure();
 
   mlir::TimingScope outputTiming = timing.nest("Output");
-  return printResult(op, output, config, fallbackResourceMap);
+  return printResult(op, output, config, *fallbackResourceMap);
 }
