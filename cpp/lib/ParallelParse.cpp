@@ -840,7 +840,7 @@ OwningOpRef<Operation *> hostoffload::parseWithoutLexerPositions(
     last = lineStart == npos ? rest : rest.substr(lineStart + 1);
     rest = lineStart == npos ? StringRef() : rest.take_front(lineStart).rtrim();
   } while (last.starts_with("#") && !rest.empty());
-  if (!endsWithLocation(last, 0))
+  if (last.starts_with("#") || !endsWithLocation(last, 0))
     return nullptr;
 
   bool diagnosed = false;
@@ -872,7 +872,8 @@ OwningOpRef<ModuleOp> hostoffload::parseModule(StringRef text,
   if (parsedInParts)
     *parsedInParts = false;
   // A text the parse in parts gave back is parsed as usual at once: it had
-  // an error, or ops without their own location.
+  // an error or ops without their own location (or the part worker was busy
+  // with another caller's).
   bool triedParts = false;
   if (canParseInParts(context)) {
     if (std::optional<Layout> layout =
