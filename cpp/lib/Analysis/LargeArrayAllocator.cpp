@@ -55,10 +55,12 @@ void *allocateLargeArray(size_t bytes) {
 }
 
 void *allocateZeroedLargeArray(size_t bytes) {
-  if (bytes < kSmallestHugeArray)
+  if (!isMappedZeroedArray(bytes))
     return std::memset(::operator new(bytes), 0, bytes);
   return mapHugeArray(bytes);
 }
+
+bool isMappedZeroedArray(size_t bytes) { return bytes >= kSmallestHugeArray; }
 
 void deallocateLargeArray(void *memory, size_t bytes) {
   if (bytes < kSmallestHugeArray) {
@@ -73,6 +75,8 @@ void *allocateLargeArray(size_t bytes) { return ::operator new(bytes); }
 void *allocateZeroedLargeArray(size_t bytes) {
   return std::memset(::operator new(bytes), 0, bytes);
 }
+
+bool isMappedZeroedArray(size_t) { return false; }
 
 void deallocateLargeArray(void *memory, size_t) { ::operator delete(memory); }
 #endif

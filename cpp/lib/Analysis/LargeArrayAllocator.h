@@ -35,6 +35,10 @@ void deallocateLargeArray(void *memory, size_t bytes);
 /// for the pages nothing is written to.
 void *allocateZeroedLargeArray(size_t bytes);
 
+/// Whether `allocateZeroedLargeArray(bytes)` maps its array, so that making
+/// it costs nothing for the pages nothing is written to.
+bool isMappedZeroedArray(size_t bytes);
+
 /// Runs `work` on a thread of its own and waits for it to end, so that what
 /// `work` allocates comes from a heap the parser's freed memory is not in.
 /// After parsing a module, glibc's main heap holds a chunk for every value

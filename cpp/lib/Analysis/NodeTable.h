@@ -17,6 +17,7 @@
 #include "llvm/ADT/ArrayRef.h"
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/Support/Allocator.h"
+#include "llvm/Support/MathExtras.h"
 
 #include <algorithm>
 #include <cstdint>
@@ -90,14 +91,26 @@ private:
 /// which halves the memory the walk's lookups range over (16 MB for a million
 /// values); the hash is the value's address alone, so values made one after
 /// another sit in neighbouring buckets and filling the table walks memory in
-/// order. An empty bucket is all zero bytes. The table grows with the nodes
-/// rather than being made for every value of the module at once: the walk
-/// reaches few of them (732 of the values of a 10k-op JAX model, 7,536 at
-/// 100k), and a table for all, cleared or mapped in full, was 256 KB at 10k
-/// (64 page faults) and a 2 MiB huge page at 100k.
+/// order. An empty bucket is all zero bytes, so a table made for every value
+/// of a module at once and mapped costs only the pages the walk writes, and
+/// is never rebuilt: a synthetic module's walk reaches every value (a million
+/// at a million ops). A table that would not be mapped grows with the nodes
+/// instead: made in full it is cleared, and a JAX program's walk reaches few
+/// of its values (732 of a 10k-op model's, whose table for all was 256 KB).
 class FirstNodeTable {
 public:
   explicit FirstNodeTable(const LargeVector<Node> &nodes) : nodes(nodes) {}
+
+  /// Makes room for `count` values at once where the table for them is
+  /// mapped.
+  void reserve(size_t count) {
+    if (count == 0)
+      return;
+    size_t capacity = llvm::NextPowerOf2(2 * count - 1);
+    if (capacity > buckets.size() &&
+        isMappedZeroedArray(capacity * sizeof(Bucket)))
+      rebuild(capacity);
+  }
 
   /// The first node of `value`, if it has one.
   std::optional<unsigned> find(mlir::Value value) const {
@@ -182,10 +195,13 @@ public:
   NodeTable(const NodeTable &) = delete;
   NodeTable &operator=(const NodeTable &) = delete;
 
-  /// Makes room for `count` nodes of distinct values: the array does not
-  /// copy itself as it grows, and pages no node reaches stay untouched, so
-  /// unused room costs no memory.
-  void reserve(size_t count) { nodes.reserve(count); }
+  /// Makes room for `count` nodes of distinct values: neither the array
+  /// nor a mapped table of first nodes copies itself as it grows, and pages
+  /// no node reaches stay untouched, so unused room costs no memory.
+  void reserve(size_t count) {
+    nodes.reserve(count);
+    firstNodeOfValue.reserve(count);
+  }
 
   size_t size() const { return nodes.size(); }
   Node &operator[](unsigned id) { return nodes[id]; }
