@@ -17,9 +17,10 @@
 // the line counted last, or from a lexer not seen (its record taken by
 // another), goes to MLIR's own function. The location is the one MLIR makes:
 // the line is one more than the line feeds before the position, the column
-// one more than the bytes since the last of them. While a part of a text is
-// parsed in two (hostoffload/ParallelParse.h), the lexers of its thread give
-// every position the placeholder it names instead.
+// one more than the bytes since the last of them. While a text whose ops
+// carry their own locations is parsed, whole or in parts, without the
+// lexer's (hostoffload/ParallelParse.h), the lexers of its thread give every
+// position the placeholder `lexerPositionPlaceholder` names instead.
 //
 //===----------------------------------------------------------------------===//
 
