@@ -64,7 +64,10 @@ Location forEachCaller(Location loc,
   return loc;
 }
 
-void printCalledFrom(llvm::raw_ostream &out) { out << "called from"; }
+/// The message of the note MLIR's handler prints for each caller.
+constexpr llvm::StringLiteral kCalledFrom = "called from";
+
+void printCalledFrom(llvm::raw_ostream &out) { out << kCalledFrom; }
 
 } // namespace
 
@@ -106,7 +109,7 @@ Location CachedDiagnosticHandler::emitCallStack(Location loc) {
       formatted = frame.has_value();
       if (formatted) {
         text += frame->before;
-        text += "called from";
+        text += kCalledFrom;
         text += frame->after;
       }
       return formatted;
