@@ -424,7 +424,6 @@ MlirModule hostoffloadParseModule(MlirContext context, MlirStringRef text,
 struct Analysis {
   llvm::SmallVector<CapturedError> errors;
   FailureOr<hostoffload::HostOffloadReport> report = failure();
-  bool strict = false;
 };
 
 /// Analyses `module`; never changes it.
@@ -432,7 +431,6 @@ static Analysis analyze(MlirOperation module, MlirStringRef entry, bool strict,
                         bool verified, bool allowH2hCopy) {
   Operation *op = unwrap(module);
   Analysis analysis;
-  analysis.strict = strict;
   auto moduleOp = llvm::dyn_cast<ModuleOp>(op);
   if (!moduleOp) {
     analysis.errors.push_back({"expected a builtin.module, got '" +
@@ -453,9 +451,10 @@ static Analysis analyze(MlirOperation module, MlirStringRef entry, bool strict,
   return analysis;
 }
 
-/// Writes `analysis` as the report's JSON object (report.schema.json).
+/// Writes `analysis`, made with `strict` or without, as the report's JSON
+/// object (report.schema.json).
 template <typename Stream>
-static void writeAnalysis(Stream &json, Analysis &analysis) {
+static void writeAnalysis(Stream &json, Analysis &analysis, bool strict) {
   json.object([&] {
     writeErrors(json, analysis.errors);
     if (failed(analysis.report))
@@ -470,7 +469,7 @@ static void writeAnalysis(Stream &json, Analysis &analysis) {
     });
     json.attributeArray("findings", [&] {
       for (const hostoffload::Finding &finding : report.findings)
-        writeFinding(json, finding, analysis.strict, locations);
+        writeFinding(json, finding, strict, locations);
     });
     locations.write(json);
   });
@@ -515,7 +514,7 @@ MlirLogicalResult hostoffloadAnalyzeToJson(MlirOperation module,
     // writing megabytes of findings).
     os.SetBufferSize(1 << 16);
     llvm::json::OStream json(os);
-    writeAnalysis(json, analysis);
+    writeAnalysis(json, analysis, strict);
     os.flush();
   });
   callback(wrap(llvm::StringRef(text)), userData);
@@ -535,7 +534,7 @@ MlirLogicalResult hostoffloadAnalyzeToValues(MlirOperation module,
   });
   if (sink) {
     ValueSinkStream stream(*sink, userData);
-    writeAnalysis(stream, analysis);
+    writeAnalysis(stream, analysis, strict);
   }
   return wrap(success(succeeded(analysis.report)));
 }
