@@ -33,18 +33,28 @@ static std::string toString(MlirStringRef text) {
 }
 
 /// Makes of the values a HostoffloadValueSink receives the objects json.loads
-/// makes of their text: dicts, lists, str, int, bool and None. Each container
-/// joins its parent when it begins, so a member's key is never kept past its
-/// value. Should Python fail to make an object, the rest is ignored and
-/// `take` raises Python's error.
+/// makes of their text: dicts, lists, str, int, bool and None. Or, given
+/// `classes` (a dict from member names to callables) and `makeLocations`,
+/// the report's own objects, each made whole as it comes (see `analyze_data`).
+/// A container joins its parent when it ends. Should Python fail to make an
+/// object, the rest is ignored and `take` raises Python's error.
 class PythonValueBuilder {
 public:
-  PythonValueBuilder() = default;
+  PythonValueBuilder(PyObject *classes, PyObject *makeLocations)
+      : classes(classes), makeLocations(makeLocations) {}
   PythonValueBuilder(const PythonValueBuilder &) = delete;
   PythonValueBuilder &operator=(const PythonValueBuilder &) = delete;
   ~PythonValueBuilder() {
+    for (Open &frame : open) {
+      Py_DECREF(frame.container);
+      Py_XDECREF(frame.key);
+    }
     Py_XDECREF(root);
     Py_XDECREF(key);
+    Py_XDECREF(locations);
+    Py_XDECREF(starts);
+    for (PyObject *location : madeLocations)
+      Py_XDECREF(location);
     for (auto &entry : keys)
       Py_DECREF(entry.second);
   }
@@ -60,38 +70,170 @@ public:
   }
 
 private:
+  /// A container begun and not yet ended.
+  struct Open {
+    /// A dict or a list, owned.
+    PyObject *container;
+    /// The member it is the value of (owned), or null in a list.
+    PyObject *key;
+    /// What makes this object of its members (a class of `classes`), or
+    /// null.
+    PyObject *maker = nullptr;
+    /// What makes the objects of this list, or null.
+    PyObject *elementMaker = nullptr;
+    /// In a made object (or one): its lists are tuples, and its integers
+    /// that refer to locations or starts are those objects.
+    bool inMade = false;
+    /// This list's integers are indices of the report's starts.
+    bool refersToStarts = false;
+    /// The report's "locations" or "starts", which later objects refer to.
+    bool isLocations = false;
+    bool isStarts = false;
+  };
+
   static PythonValueBuilder &of(void *self) {
     return *static_cast<PythonValueBuilder *>(self);
   }
 
+  /// Python's error is set: the rest is ignored.
+  void fail() { failed = true; }
+
   /// Adds `value` (a new reference, or null for Python's failure) to the
-  /// innermost open container, or makes it the document.
-  void add(PyObject *value) {
-    if (failed || !value) {
-      failed = true;
-      Py_XDECREF(value);
-      return;
+  /// innermost open container under `member` (owned, null in a list), or
+  /// makes it the document.
+  void add(PyObject *value, PyObject *member) {
+    if (!value) {
+      Py_XDECREF(member);
+      return fail();
     }
     if (open.empty()) {
+      Py_XDECREF(member);
       root = value;
       return;
     }
-    PyObject *container = open.back();
-    int status = PyList_Check(container)
-                     ? PyList_Append(container, value)
-                     : PyDict_SetItem(container, key, value);
+    PyObject *container = open.back().container;
+    int status = member ? PyDict_SetItem(container, member, value)
+                        : PyList_Append(container, value);
     Py_DECREF(value);
-    Py_CLEAR(key);
-    failed = status != 0;
+    Py_XDECREF(member);
+    if (status != 0)
+      fail();
   }
 
-  void begin(PyObject *container) {
-    add(container);
-    // Held by its parent, or as the document.
-    open.push_back(failed ? nullptr : container);
+  void beginObject() {
+    if (failed)
+      return;
+    Open *parent = open.empty() ? nullptr : &open.back();
+    PyObject *dict = PyDict_New();
+    if (!dict)
+      return fail();
+    Open frame{dict, std::exchange(key, nullptr)};
+    frame.maker = parent ? parent->elementMaker : nullptr;
+    frame.inMade = frame.maker || (parent && parent->inMade);
+    open.push_back(frame);
   }
 
-  void end() { open.pop_back(); }
+  void beginArray() {
+    if (failed)
+      return;
+    Open *parent = open.empty() ? nullptr : &open.back();
+    PyObject *list = PyList_New(0);
+    if (!list)
+      return fail();
+    Open frame{list, std::exchange(key, nullptr)};
+    frame.inMade = parent && parent->inMade;
+    // A list of the report's: a member of the document or of a made object.
+    bool ofDocument = open.size() == 1;
+    if (classes && frame.key && (ofDocument || frame.inMade)) {
+      frame.elementMaker = PyDict_GetItemWithError(classes, frame.key);
+      if (!frame.elementMaker && PyErr_Occurred()) {
+        open.push_back(frame);
+        return fail();
+      }
+      frame.refersToStarts = frame.inMade && keyName == "starts";
+      frame.isLocations = ofDocument && keyName == "locations";
+      frame.isStarts = ofDocument && keyName == "starts";
+    }
+    open.push_back(frame);
+  }
+
+  void end() {
+    if (failed)
+      return;
+    Open frame = open.back();
+    open.pop_back();
+    PyObject *value = frame.container;
+    if (frame.maker) {
+      value = PyObject_Call(frame.maker, emptyTuple(), frame.container);
+      Py_DECREF(frame.container);
+    } else if (frame.isLocations) {
+      value = PyObject_CallOneArg(makeLocations, frame.container);
+      Py_DECREF(frame.container);
+      if (value) {
+        Py_ssize_t size = PySequence_Size(value);
+        if (size < 0) {
+          Py_DECREF(value);
+          value = nullptr;
+        } else {
+          locations = Py_NewRef(value);
+          madeLocations.assign(size, nullptr);
+        }
+      }
+    } else if (PyList_Check(frame.container) &&
+               (frame.inMade || frame.elementMaker)) {
+      value = PyList_AsTuple(frame.container);
+      Py_DECREF(frame.container);
+      if (value && frame.isStarts)
+        starts = Py_NewRef(value);
+    }
+    add(value, frame.key);
+  }
+
+  void integer(int64_t number) {
+    if (failed)
+      return;
+    const Open *current = open.empty() ? nullptr : &open.back();
+    if (current && current->inMade && key && keyName == "location")
+      return add(location(number), std::exchange(key, nullptr));
+    if (current && current->refersToStarts)
+      return add(start(number), nullptr);
+    add(PyLong_FromLongLong(number), std::exchange(key, nullptr));
+  }
+
+  /// The location of index `index` of the table (a new reference), made
+  /// once.
+  PyObject *location(int64_t index) {
+    if (!locations || index < 0 ||
+        index >= static_cast<int64_t>(madeLocations.size())) {
+      PyErr_Format(PyExc_ValueError,
+                   "the report refers to location %lld, which its table "
+                   "does not hold",
+                   static_cast<long long>(index));
+      return nullptr;
+    }
+    PyObject *&made = madeLocations[index];
+    if (!made)
+      made = PySequence_GetItem(locations, index);
+    return Py_XNewRef(made);
+  }
+
+  /// Start `index` of the report (a new reference).
+  PyObject *start(int64_t index) {
+    if (!starts || index < 0 || index >= PyTuple_GET_SIZE(starts)) {
+      PyErr_Format(PyExc_ValueError,
+                   "the report refers to start %lld, which it does not hold",
+                   static_cast<long long>(index));
+      return nullptr;
+    }
+    return Py_NewRef(PyTuple_GET_ITEM(starts, index));
+  }
+
+  void value(PyObject *made) { add(made, std::exchange(key, nullptr)); }
+
+  static PyObject *emptyTuple() {
+    static PyObject *empty = PyTuple_New(0);
+    return empty;
+  }
 
   /// Keys are few and repeated: each is made once, and interned as a
   /// literal in Python code is, so that lookups by literals are cheap.
@@ -104,37 +246,50 @@ private:
       entry->second = PyUnicode_DecodeUTF8(name.data, name.length, nullptr);
       if (!entry->second) {
         keys.erase(entry);
-        failed = true;
-        return;
+        return fail();
       }
       PyUnicode_InternInPlace(&entry->second);
     }
+    keyName = entry->first();
     key = Py_NewRef(entry->second);
   }
 
+  /// Borrowed from the caller, or null.
+  PyObject *classes;
+  PyObject *makeLocations;
   PyObject *root = nullptr;
+  /// The key of the member whose value comes next, and its text.
   PyObject *key = nullptr;
-  std::vector<PyObject *> open;
+  llvm::StringRef keyName;
+  std::vector<Open> open;
   llvm::StringMap<PyObject *> keys;
+  /// The table made by `makeLocations`, and the locations taken from it.
+  PyObject *locations = nullptr;
+  std::vector<PyObject *> madeLocations;
+  /// The report's starts, made.
+  PyObject *starts = nullptr;
   bool failed = false;
 };
 
 const HostoffloadValueSink PythonValueBuilder::sink = {
-    [](void *self) { of(self).begin(PyDict_New()); },
+    [](void *self) { of(self).beginObject(); },
     [](void *self) { of(self).end(); },
-    [](void *self) { of(self).begin(PyList_New(0)); },
+    [](void *self) { of(self).beginArray(); },
     [](void *self) { of(self).end(); },
     [](MlirStringRef name, void *self) { of(self).setKey(name); },
     [](MlirStringRef text, void *self) {
-      of(self).add(PyUnicode_DecodeUTF8(text.data, text.length, nullptr));
+      if (!of(self).failed)
+        of(self).value(PyUnicode_DecodeUTF8(text.data, text.length, nullptr));
     },
-    [](int64_t number, void *self) {
-      of(self).add(PyLong_FromLongLong(number));
-    },
+    [](int64_t number, void *self) { of(self).integer(number); },
     [](bool flag, void *self) {
-      of(self).add(flag ? Py_NewRef(Py_True) : Py_NewRef(Py_False));
+      if (!of(self).failed)
+        of(self).value(flag ? Py_NewRef(Py_True) : Py_NewRef(Py_False));
     },
-    [](void *self) { of(self).add(Py_NewRef(Py_None)); },
+    [](void *self) {
+      if (!of(self).failed)
+        of(self).value(Py_NewRef(Py_None));
+    },
 };
 
 // The contexts of modules whose bodies the library's thread has destroyed,
@@ -194,8 +349,14 @@ NB_MODULE(_hostoffload, m) {
   m.def(
       "analyze_data",
       [](MlirOperation module, const std::string &entry, bool strict,
-         bool verified, bool allowH2hCopy, bool report) {
-        PythonValueBuilder builder;
+         bool verified, bool allowH2hCopy, bool report,
+         std::optional<nb::dict> classes,
+         std::optional<nb::callable> locations) {
+        if (classes.has_value() != locations.has_value())
+          throw nb::value_error(
+              "classes and locations are given together or not at all");
+        PythonValueBuilder builder(classes ? classes->ptr() : nullptr,
+                                   locations ? locations->ptr() : nullptr);
         MlirLogicalResult result = hostoffloadAnalyzeToValues(
             module, mlirStringRefCreate(entry.data(), entry.size()), strict,
             verified, allowH2hCopy,
@@ -205,12 +366,20 @@ NB_MODULE(_hostoffload, m) {
       },
       nb::arg("module"), nb::arg("entry") = "", nb::arg("strict") = false,
       nb::arg("verified") = false, nb::arg("allow_h2h_copy") = false,
-      nb::arg("report") = true,
+      nb::arg("report") = true, nb::arg("classes") = nb::none(),
+      nb::arg("locations") = nb::none(),
       "As `analyze`, but returns (succeeded, report) with the report as the "
       "dict json.loads makes of the JSON text `analyze` returns, built "
       "without that text; with `report` false, only analyses and gives None "
-      "(to time the analysis alone). Python's cyclic collector had better be "
-      "off while a report is built: thousands of findings are many "
+      "(to time the analysis alone). With `classes` (a dict from member "
+      "names to callables) and `locations` (a callable), the report's own "
+      "objects instead: the top-level `locations` list is made into a table "
+      "by `locations`; each object of a list named in `classes`, at the top "
+      "level or in such an object, is made by that callable with its members "
+      "as keyword arguments, in which lists are tuples, a `location` integer "
+      "is that entry of the table and the integers of `starts` are the "
+      "top-level starts made (tuples too). Python's cyclic collector had "
+      "better be off while a report is built: thousands of findings are many "
       "containers.");
   m.def(
       "parse",

@@ -8,10 +8,10 @@ from contextlib import contextmanager
 from typing import Any, Literal
 
 from hostoffload import _errors, _source
-from hostoffload.diagnostic import InputError
+from hostoffload.diagnostic import InputError, locations_from_json
 from hostoffload.mlir import passmanager
 from hostoffload.mlir._mlir_libs import _hostoffload
-from hostoffload.report import Report, Strategy
+from hostoffload.report import REPORT_CLASSES, Report, Strategy
 
 Platform = Literal["tpu", "cuda"]
 
@@ -158,11 +158,15 @@ def _analyze(
 ) -> Report:
     with no_cyclic_gc():
         _, data = _hostoffload.analyze_data(
-            module.operation, entry or "", strict, module.verified, allow_h2h_copy
+            module.operation,
+            entry or "",
+            strict,
+            module.verified,
+            allow_h2h_copy,
+            classes=REPORT_CLASSES,
+            locations=locations_from_json,
         )
-        if module.name is not None:
-            data["source"] = module.name
-        return Report.from_json(data)
+        return Report.from_objects(data, module.name)
 
 
 @contextmanager

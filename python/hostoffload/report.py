@@ -2,15 +2,17 @@
 
 :meth:`Report.from_json` reads the JSON the analysis writes (``cpp/lib/CAPI/CAPI.cpp``, declared
 by ``report.schema.json``); :meth:`Report.to_json` writes a report as the same JSON, so reports
-can be stored and compared. The SARIF and GitHub forms are in :mod:`hostoffload.sarif`
-and :mod:`hostoffload.github`, which read reports; this module knows nothing of them.
+can be stored and compared. ``check()`` has the extension make the objects directly, by the
+classes of :data:`REPORT_CLASSES` (:meth:`Report.from_objects`). The SARIF and GitHub forms
+are in :mod:`hostoffload.sarif` and :mod:`hostoffload.github`, which read reports; this module
+knows nothing of them.
 """
 
 from __future__ import annotations
 
 import dataclasses
 import json
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal, cast
 
@@ -290,6 +292,19 @@ class Report:
             source=source,
         )
 
+    @classmethod
+    def from_objects(cls, data: Mapping[str, Any], source: str | None) -> Report:
+        """Reads what ``_hostoffload.analyze_data`` makes of the analysis with
+        :data:`REPORT_CLASSES`: the JSON's objects, its starts and findings already made.
+
+        Raises :class:`InputError` as :meth:`from_json` does.
+        """
+        if "entry" not in data:
+            raise InputError(*(Diagnostic.from_json(e) for e in data["errors"]), source=source)
+        return cls(
+            entry=data["entry"], starts=data["starts"], findings=data["findings"], source=source
+        )
+
     def to_json(self, *, indent: int | None = None) -> str:
         """The analysis JSON of this report, plus ``source`` when it is known."""
         # The first of equal starts, as the analysis refers to it; a dict, so that many
@@ -308,6 +323,17 @@ class Report:
         if self.source is not None:
             data["source"] = self.source
         return json.dumps(data, indent=indent)
+
+
+#: What makes the objects of each list of the analysis JSON, for ``_hostoffload.analyze_data``:
+#: the members of each object are the fields of its class.
+REPORT_CLASSES: dict[str, Callable[..., Any]] = {
+    "starts": Start,
+    "findings": Finding,
+    "notes": Note,
+    "path": PathStep,
+    "fixes": Fix,
+}
 
 
 # ANSI styles as clang prints them: the location bold, the severity in its colour.

@@ -1,7 +1,8 @@
-"""``check()`` takes its report from ``_hostoffload.analyze_data``, which builds the report's
-dicts, lists and strings from the analysis directly instead of writing JSON text for Python
-to read. What it builds must be what ``json.loads`` makes of the JSON the C API writes for
-the same module: the same members in the same order, of the same types."""
+"""``check()`` takes its report from ``_hostoffload.analyze_data``, which builds the report
+from the analysis directly instead of writing JSON text for Python to read: its dicts, lists
+and strings, which must be what ``json.loads`` makes of the JSON the C API writes for the
+same module (the same members in the same order, of the same types); or, given the report's
+classes, its typed objects, which must be what ``Report.from_json`` makes of that JSON."""
 
 from __future__ import annotations
 
@@ -14,8 +15,10 @@ from typing import Any
 import pytest
 from conftest import CLEAN, EXAMPLE, module_inputs
 
+from hostoffload.diagnostic import InputError, locations_from_json
 from hostoffload.mlir import ir
 from hostoffload.mlir._mlir_libs import _hostoffload
+from hostoffload.report import REPORT_CLASSES, Report
 
 
 def exact(data: Any) -> str:
@@ -59,6 +62,87 @@ def test_every_input_gives_the_objects_of_its_json() -> None:
     assert failed > 20
 
 
+def typed(arguments: tuple[Any, ...], **classes: Any) -> tuple[bool, Any]:
+    """The report's objects ``analyze_data`` makes with ``REPORT_CLASSES`` (and ``classes``
+    in their place)."""
+    return _hostoffload.analyze_data(
+        *arguments, classes={**REPORT_CLASSES, **classes}, locations=locations_from_json
+    )
+
+
+def report_or_errors(read: Any, *arguments: Any) -> Any:
+    """The report ``read(*arguments)`` makes, or the JSON of the errors it raises instead."""
+    try:
+        return read(*arguments)
+    except InputError as error:
+        return [diagnostic.to_json() for diagnostic in error.diagnostics]
+
+
+def test_every_input_gives_the_typed_report_of_its_json() -> None:
+    """The objects made with the report's classes are those ``Report.from_json`` makes of the
+    JSON, errors included, for every committed module under every option set."""
+    compared = failed = 0
+    for name, text in module_inputs():
+        with ir.Context() as context:
+            context.enable_multithreading(False)
+            module, _ = _hostoffload.parse(context, text, name.encode(), verify=False)
+            if module is None:
+                continue
+            for options, arguments in analyses(module, verified=False):
+                succeeded, json_text = _hostoffload.analyze(*arguments)
+                built_succeeded, data = typed(arguments)
+                assert built_succeeded == succeeded, (name, options)
+                expected = report_or_errors(Report.from_json, json_text)
+                built = report_or_errors(Report.from_objects, data, None)
+                assert built == expected, (name, options)
+                if isinstance(built, Report):
+                    # Starts and locations are shared, as Report.from_json shares them.
+                    for finding in built.findings:
+                        assert all(any(s is t for t in built.starts) for s in finding.starts)
+                compared += 1
+                failed += not succeeded
+    assert compared > 2000
+    assert failed > 20
+
+
+def test_a_class_that_fails_stops_the_building() -> None:
+    """Python's error of a class, or of the location table, is what ``analyze_data`` raises,
+    and what was made before it is freed."""
+
+    def refuse(**members: Any) -> None:
+        raise RuntimeError(f"no {sorted(members)}")
+
+    def no_table(entries: Any) -> None:
+        raise KeyError("no table")
+
+    with ir.Context() as context:
+        module, _ = _hostoffload.parse(context, EXAMPLE.read_bytes(), b"example.mlir")
+        arguments = (module.operation, "", False, True, False)
+        for classes, message in (
+            ({"fixes": refuse}, "jax_change"),
+            ({"notes": refuse}, "location"),
+            ({"findings": refuse}, "severity"),
+        ):
+            with pytest.raises(RuntimeError, match=message):
+                typed(arguments, **classes)
+        with pytest.raises(KeyError, match="no table"):
+            _hostoffload.analyze_data(*arguments, classes=REPORT_CLASSES, locations=no_table)
+        with pytest.raises(ValueError, match="together"):
+            _hostoffload.analyze_data(*arguments, classes=REPORT_CLASSES)
+        gc.collect()
+        tracemalloc.start()
+        try:
+            before = tracemalloc.get_traced_memory()[0]
+            for _ in range(100):
+                with pytest.raises(RuntimeError):
+                    typed(arguments, fixes=refuse)
+            gc.collect()
+            after = tracemalloc.get_traced_memory()[0]
+        finally:
+            tracemalloc.stop()
+    assert after - before < 64 * 1024
+
+
 def test_a_named_entry_and_an_operation_that_is_no_module() -> None:
     with ir.Context() as context:
         module, _ = _hostoffload.parse(context, EXAMPLE.read_bytes(), b"example.mlir")
@@ -81,21 +165,31 @@ def test_without_the_report_only_the_verdict_of_the_analysis() -> None:
         assert _hostoffload.analyze_data(operation, report=False) == (False, None)
 
 
+@pytest.mark.parametrize("objects", [False, True], ids=["values", "typed"])
 @pytest.mark.parametrize("path", [EXAMPLE, CLEAN], ids=lambda path: path.stem)
-def test_reports_built_again_and_again_are_freed(path: Any) -> None:
+def test_reports_built_again_and_again_are_freed(path: Any, objects: bool) -> None:
     """Every object the builder makes belongs to the report: dropping the report frees it."""
     with ir.Context() as context:
         module, _ = _hostoffload.parse(context, path.read_bytes(), path.name.encode())
-        _hostoffload.analyze_data(module.operation, verified=True)
+        arguments = (module.operation, "", False, True, False)
+
+        def build() -> Any:
+            return typed(arguments) if objects else _hostoffload.analyze_data(*arguments)
+
         gc.collect()
         tracemalloc.start()
         try:
-            _, report = _hostoffload.analyze_data(module.operation, verified=True)
-            one_report = tracemalloc.get_traced_memory()[0]
+            # Python's free lists (of tuples, by size) take their fill first: memory they
+            # keep is traced as in use.
+            for _ in range(200):
+                build()
+            empty = tracemalloc.get_traced_memory()[0]
+            _, report = build()
+            one_report = tracemalloc.get_traced_memory()[0] - empty
             del report
             before = tracemalloc.get_traced_memory()[0]
             for _ in range(200):
-                _hostoffload.analyze_data(module.operation, verified=True)
+                build()
             after = tracemalloc.get_traced_memory()[0]
         finally:
             tracemalloc.stop()

@@ -169,6 +169,7 @@ def run_input(data: bytes, as_str: bool, driver: str | None) -> Outcome:
     import hostoffload
     from hostoffload.mlir import ir, passmanager
     from hostoffload.mlir._mlir_libs import _hostoffload
+    from hostoffload.report import Report
 
     outcome = Outcome()
     source: str | bytes = data.decode("utf-8", "surrogateescape") if as_str else data
@@ -203,6 +204,8 @@ def run_input(data: bytes, as_str: bool, driver: str | None) -> Outcome:
         built = _hostoffload.analyze_data(module.operation)
         if built[0] != succeeded or json.dumps(built[1]) != json.dumps(json.loads(text)):
             outcome.problems.append(("invariant", "the report's values and its JSON disagree"))
+        if report is not None and report.to_json() != Report.from_json(text).to_json():
+            outcome.problems.append(("invariant", "check()'s report and its JSON disagree"))
 
         try:
             pipeline = passmanager.PassManager.parse("builtin.module(host-offload-check)")

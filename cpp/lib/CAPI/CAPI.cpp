@@ -17,6 +17,7 @@
 #include "llvm/Support/JSON.h"
 #include "llvm/Support/raw_ostream.h"
 
+#include <cassert>
 #include <cstddef>
 #include <type_traits>
 #include <vector>
@@ -148,15 +149,46 @@ template <typename Stream> void writeLocation(Stream &json, Location loc) {
 /// The distinct locations of a report, each written once: starts, findings,
 /// notes and path steps refer to them by index. A call site refers to its
 /// callee and caller, a name location to its child, by index too, so the
-/// frames of a call stack that many locations share are written once.
+/// frames of a call stack that many locations share are written once. The
+/// table holds every location of the report before any is written, and is
+/// written first: a reader then makes each object whole as it comes.
 class LocationTable {
 public:
-  /// The index of `loc`, which is added, after its parts, if it is new. Parts
-  /// are followed with a stack of our own, not by recursion: a location can
-  /// nest as deep as its maker likes.
-  unsigned indexOf(Location loc) {
-    if (auto found = indices.find(loc); found != indices.end())
-      return found->second;
+  explicit LocationTable(const hostoffload::HostOffloadReport &report) {
+    for (const hostoffload::TraceStart &start : report.starts)
+      add(start.loc);
+    for (const hostoffload::Finding &finding : report.findings) {
+      add(finding.loc);
+      for (const hostoffload::FindingNote &note : finding.notes)
+        add(note.loc);
+      for (const hostoffload::PathStep &step : finding.path)
+        add(step.loc);
+    }
+  }
+
+  /// The index of `loc`, one of the report's.
+  unsigned indexOf(Location loc) const {
+    auto found = indices.find(loc);
+    assert(found != indices.end() && "a location the table was not made with");
+    return found->second;
+  }
+
+  /// Writes the table as the "locations" attribute of the object being
+  /// written.
+  template <typename Stream> void write(Stream &json) const {
+    json.attributeArray("locations", [&] {
+      for (auto [loc, position] : llvm::zip_equal(locations, positions))
+        json.object([&] { writeEntry(json, loc, position); });
+    });
+  }
+
+private:
+  /// Adds `loc`, after its parts, if it is new. Parts are followed with a
+  /// stack of our own, not by recursion: a location can nest as deep as its
+  /// maker likes.
+  void add(Location loc) {
+    if (indices.contains(loc))
+      return;
     // Each entry is a location and whether its parts have been pushed.
     llvm::SmallVector<std::pair<Location, bool>> pending{{loc, false}};
     while (!pending.empty()) {
@@ -183,19 +215,8 @@ public:
       positions.push_back(positionFromParts(current));
       pending.pop_back();
     }
-    return indices.lookup(loc);
   }
 
-  /// Writes the table as the "locations" attribute of the object being
-  /// written.
-  template <typename Stream> void write(Stream &json) const {
-    json.attributeArray("locations", [&] {
-      for (auto [loc, position] : llvm::zip_equal(locations, positions))
-        json.object([&] { writeEntry(json, loc, position); });
-    });
-  }
-
-private:
   /// What `findSourcePosition(loc)` gives, from the positions of its parts,
   /// which are in the table already: finding it anew for every entry would
   /// take time quadratic in how deep locations nest.
@@ -249,7 +270,7 @@ private:
 
 template <typename Stream>
 void writeStart(Stream &json, const hostoffload::TraceStart &start,
-                LocationTable &locations) {
+                const LocationTable &locations) {
   json.object([&] {
     json.attribute("kind", start.kind == hostoffload::TraceStart::Kind::Argument
                                ? "argument"
@@ -268,7 +289,7 @@ void writeStart(Stream &json, const hostoffload::TraceStart &start,
 
 template <typename Stream>
 void writeFinding(Stream &json, const hostoffload::Finding &finding,
-                  bool strict, LocationTable &locations) {
+                  bool strict, const LocationTable &locations) {
   json.object([&] {
     // A strict row names only errors: under allow-h2h-copy, host compute
     // that is only copies stays a warning of its lenient code.
@@ -462,7 +483,8 @@ static void writeAnalysis(Stream &json, Analysis &analysis, bool strict) {
     hostoffload::HostOffloadReport &report = *analysis.report;
     json.attribute("entry",
                    hostoffload::toValidUTF8(report.entry.getSymName()));
-    LocationTable locations;
+    LocationTable locations(report);
+    locations.write(json);
     json.attributeArray("starts", [&] {
       for (const hostoffload::TraceStart &start : report.starts)
         writeStart(json, start, locations);
@@ -471,7 +493,6 @@ static void writeAnalysis(Stream &json, Analysis &analysis, bool strict) {
       for (const hostoffload::Finding &finding : report.findings)
         writeFinding(json, finding, strict, locations);
     });
-    locations.write(json);
   });
 }
 
