@@ -41,10 +41,10 @@ def both(arguments: tuple[Any, ...]) -> tuple[tuple[bool, Any], tuple[bool, Any]
     return (succeeded, json.loads(text)), _hostoffload.analyze_data(*arguments)
 
 
-def test_every_input_gives_the_objects_of_its_json() -> None:
-    """Reports of every committed module under every option set, and the errors of modules
-    the verifier rejects (parsed without verifying, then analysed as unverified)."""
-    compared = failed = 0
+def every_committed_analysis() -> Iterator[tuple[str, str, tuple[Any, ...]]]:
+    """Every committed module, parsed without verifying (so that the analysis verifies and
+    reports the verifier's errors), under every option set: its name, the options and the
+    arguments of ``analyze``."""
     for name, text in module_inputs():
         with ir.Context() as context:
             context.enable_multithreading(False)
@@ -52,11 +52,19 @@ def test_every_input_gives_the_objects_of_its_json() -> None:
             if module is None:
                 continue
             for options, arguments in analyses(module, verified=False):
-                from_text, built = both(arguments)
-                assert built[0] == from_text[0], (name, options)
-                assert exact(built[1]) == exact(from_text[1]), (name, options)
-                compared += 1
-                failed += not built[0]
+                yield name, options, arguments
+
+
+def test_every_input_gives_the_objects_of_its_json() -> None:
+    """Reports of every committed module under every option set, and the errors of modules
+    the verifier rejects (parsed without verifying, then analysed as unverified)."""
+    compared = failed = 0
+    for name, options, arguments in every_committed_analysis():
+        from_text, built = both(arguments)
+        assert built[0] == from_text[0], (name, options)
+        assert exact(built[1]) == exact(from_text[1]), (name, options)
+        compared += 1
+        failed += not built[0]
     # Reports and failures both.
     assert compared > 2000
     assert failed > 20
@@ -82,25 +90,19 @@ def test_every_input_gives_the_typed_report_of_its_json() -> None:
     """The objects made with the report's classes are those ``Report.from_json`` makes of the
     JSON, errors included, for every committed module under every option set."""
     compared = failed = 0
-    for name, text in module_inputs():
-        with ir.Context() as context:
-            context.enable_multithreading(False)
-            module, _ = _hostoffload.parse(context, text, name.encode(), verify=False)
-            if module is None:
-                continue
-            for options, arguments in analyses(module, verified=False):
-                succeeded, json_text = _hostoffload.analyze(*arguments)
-                built_succeeded, data = typed(arguments)
-                assert built_succeeded == succeeded, (name, options)
-                expected = report_or_errors(Report.from_json, json_text)
-                built = report_or_errors(Report.from_objects, data, None)
-                assert built == expected, (name, options)
-                if isinstance(built, Report):
-                    # Starts and locations are shared, as Report.from_json shares them.
-                    for finding in built.findings:
-                        assert all(any(s is t for t in built.starts) for s in finding.starts)
-                compared += 1
-                failed += not succeeded
+    for name, options, arguments in every_committed_analysis():
+        succeeded, json_text = _hostoffload.analyze(*arguments)
+        built_succeeded, data = typed(arguments)
+        assert built_succeeded == succeeded, (name, options)
+        expected = report_or_errors(Report.from_json, json_text)
+        built = report_or_errors(Report.from_objects, data, None)
+        assert built == expected, (name, options)
+        if isinstance(built, Report):
+            # Starts and locations are shared, as Report.from_json shares them.
+            for finding in built.findings:
+                assert all(any(s is t for t in built.starts) for s in finding.starts)
+        compared += 1
+        failed += not succeeded
     assert compared > 2000
     assert failed > 20
 
