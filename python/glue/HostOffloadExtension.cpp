@@ -1,9 +1,9 @@
 //===- HostOffloadExtension.cpp - the analysis for Python -----------------===//
 //
 // Hands the host-offload analysis to Python as data: the report as the
-// objects json.loads would make of its JSON (or as that JSON text), which
-// hostoffload.report turns into typed findings; the table of finding codes
-// and the path-split constant come with it.
+// objects of hostoffload.report's classes, as the objects json.loads would
+// make of its JSON, or as that JSON text; the table of finding codes and the
+// path-split constant come with it.
 //
 //===----------------------------------------------------------------------===//
 
