@@ -279,8 +279,7 @@ class Report:
         if not isinstance(data, Mapping):
             data = cast(Mapping[str, Any], json.loads(data))
         source = data.get("source")
-        if "entry" not in data:
-            raise InputError(*(Diagnostic.from_json(e) for e in data["errors"]), source=source)
+        _raise_unless_analysed(data, source)
         locations = locations_from_json(data["locations"])
         starts = tuple(Start.from_json(start, locations) for start in data["starts"])
         return cls(
@@ -299,8 +298,7 @@ class Report:
 
         Raises :class:`InputError` as :meth:`from_json` does.
         """
-        if "entry" not in data:
-            raise InputError(*(Diagnostic.from_json(e) for e in data["errors"]), source=source)
+        _raise_unless_analysed(data, source)
         return cls(
             entry=data["entry"], starts=data["starts"], findings=data["findings"], source=source
         )
@@ -334,6 +332,13 @@ REPORT_CLASSES: dict[str, Callable[..., Any]] = {
     "path": PathStep,
     "fixes": Fix,
 }
+
+
+def _raise_unless_analysed(data: Mapping[str, Any], source: str | None) -> None:
+    """Raises :class:`InputError` with the analysis' errors for the JSON of a failed analysis,
+    which has only ``errors`` (no entry function, an ambiguous one)."""
+    if "entry" not in data:
+        raise InputError(*(Diagnostic.from_json(e) for e in data["errors"]), source=source)
 
 
 # ANSI styles as clang prints them: the location bold, the severity in its colour.
