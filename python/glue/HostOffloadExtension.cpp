@@ -189,15 +189,19 @@ private:
     add(value, frame.key);
   }
 
+  /// Adds `made` (a new reference, or null) as the value of the member whose
+  /// key came last, or to the innermost list.
+  void value(PyObject *made) { add(made, std::exchange(key, nullptr)); }
+
   void integer(int64_t number) {
     if (failed)
       return;
     const Open *current = open.empty() ? nullptr : &open.back();
     if (current && current->inMade && key && keyName == "location")
-      return add(location(number), std::exchange(key, nullptr));
+      return value(location(number));
     if (current && current->refersToStarts)
-      return add(start(number), nullptr);
-    add(PyLong_FromLongLong(number), std::exchange(key, nullptr));
+      return value(start(number));
+    value(PyLong_FromLongLong(number));
   }
 
   /// The location of index `index` of the table (a new reference), made
@@ -227,8 +231,6 @@ private:
     }
     return Py_NewRef(PyTuple_GET_ITEM(starts, index));
   }
-
-  void value(PyObject *made) { add(made, std::exchange(key, nullptr)); }
 
   static PyObject *emptyTuple() {
     static PyObject *empty = PyTuple_New(0);
