@@ -12,6 +12,7 @@
 #include "mlir-c/IR.h"
 #include "mlir/Bindings/Python/Nanobind.h"
 #include "mlir/Bindings/Python/NanobindAdaptors.h"
+#include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/StringMap.h"
 
 #include <mutex>
@@ -19,6 +20,7 @@
 #include <pthread.h>
 #include <string>
 #include <tuple>
+#include <unordered_map>
 #include <utility>
 #include <vector>
 
@@ -31,6 +33,70 @@ static void appendToString(MlirStringRef chunk, void *userData) {
 static std::string toString(MlirStringRef text) {
   return std::string(text.data, text.length);
 }
+
+/// How the objects of a plain dataclass (every field given to the `__init__`
+/// dataclasses wrote, no default factory, no `__post_init__`, no `__new__` of
+/// its own) are made: their fields set in order, as that `__init__` sets
+/// them, without a call that parses a dozen keyword arguments in Python (a
+/// Finding takes a third of the time).
+struct FieldSetter {
+  /// The fields (names interned) and their defaults (null if required).
+  std::vector<std::pair<PyObject *, PyObject *>> fields;
+
+  /// The setter of `cls` if it is a plain dataclass, else null. Found once
+  /// per process and kept, with a reference to the class, so that no other
+  /// class takes its address: the report's classes live as long as the
+  /// process, and `dataclasses.fields`, asked once per report, would leave a
+  /// tuple in Python's free lists each time. Sets `failed` when Python
+  /// failed.
+  static const FieldSetter *of(PyObject *cls, bool &failed) {
+    // Never destroyed: the interpreter may be gone by the time it would be.
+    // Its entries stay where they are as it grows.
+    static auto &setters = *new std::unordered_map<PyObject *, FieldSetter>();
+    auto found = setters.find(cls);
+    if (found != setters.end())
+      return &found->second;
+    try {
+      nb::handle type(cls);
+      if (!PyType_Check(cls) ||
+          reinterpret_cast<PyTypeObject *>(cls)->tp_new !=
+              PyBaseObject_Type.tp_new ||
+          !nb::hasattr(type, "__dataclass_fields__") ||
+          nb::hasattr(type, "__post_init__"))
+        return nullptr;
+      nb::module_ dataclasses = nb::module_::import_("dataclasses");
+      nb::object missing = dataclasses.attr("MISSING");
+      nb::object fields = dataclasses.attr("fields")(type);
+      // InitVar and ClassVar pseudo-fields are not fields.
+      if (nb::len(fields) !=
+          nb::len(nb::object(type.attr("__dataclass_fields__"))))
+        return nullptr;
+      FieldSetter setter;
+      for (nb::handle field : fields) {
+        nb::object name = field.attr("name");
+        if (!nb::cast<bool>(field.attr("init")) ||
+            !field.attr("default_factory").is(missing) ||
+            !PyUnicode_CheckExact(name.ptr()))
+          return nullptr;
+        nb::object fallback = field.attr("default");
+        setter.fields.emplace_back(
+            name.ptr(), fallback.is(missing) ? nullptr : fallback.ptr());
+      }
+      // Kept: the class, its fields' names and defaults.
+      Py_INCREF(cls);
+      for (auto &[name, fallback] : setter.fields) {
+        Py_INCREF(name);
+        PyUnicode_InternInPlace(&name);
+        Py_XINCREF(fallback);
+      }
+      return &setters.try_emplace(cls, std::move(setter)).first->second;
+    } catch (nb::python_error &error) {
+      error.restore();
+      failed = true;
+      return nullptr;
+    }
+  }
+};
 
 /// Makes of the values a HostoffloadValueSink receives the objects json.loads
 /// makes of their text: dicts, lists, str, int, bool and None. Or, given
@@ -164,7 +230,7 @@ private:
     open.pop_back();
     PyObject *value = frame.container;
     if (frame.maker) {
-      value = PyObject_Call(frame.maker, emptyTuple(), frame.container);
+      value = makeObject(frame.maker, frame.container);
       Py_DECREF(frame.container);
     } else if (frame.isLocations) {
       value = PyObject_CallOneArg(makeLocations, frame.container);
@@ -232,6 +298,60 @@ private:
     return Py_NewRef(PyTuple_GET_ITEM(starts, index));
   }
 
+  /// The maker of the objects of `cls`, found once per report: null when the
+  /// class is called. Sets `failed` when Python failed.
+  const FieldSetter *makerOf(PyObject *cls, bool &failedHere) {
+    auto [entry, inserted] = makers.try_emplace(cls, nullptr);
+    if (inserted)
+      entry->second = FieldSetter::of(cls, failedHere);
+    return entry->second;
+  }
+
+  /// An object of `cls` of the members in `members` (a dict), a new
+  /// reference; null when Python failed, as calling the class would: on a
+  /// member that is no field, or a required field without a member.
+  PyObject *makeObject(PyObject *cls, PyObject *members) {
+    bool failedHere = false;
+    const FieldSetter *maker = makerOf(cls, failedHere);
+    if (failedHere)
+      return nullptr;
+    if (!maker)
+      return PyObject_Call(cls, emptyTuple(), members);
+    auto *type = reinterpret_cast<PyTypeObject *>(cls);
+    PyObject *object = type->tp_new(type, emptyTuple(), nullptr);
+    if (!object)
+      return nullptr;
+    Py_ssize_t given = 0;
+    for (auto [name, fallback] : maker->fields) {
+      PyObject *member = PyDict_GetItemWithError(members, name);
+      if (member) {
+        ++given;
+      } else if (PyErr_Occurred()) {
+        Py_DECREF(object);
+        return nullptr;
+      } else if (!fallback) {
+        PyErr_Format(PyExc_TypeError, "%s: the report gives no '%U'",
+                     type->tp_name, name);
+        Py_DECREF(object);
+        return nullptr;
+      } else {
+        member = fallback;
+      }
+      if (PyObject_GenericSetAttr(object, name, member) < 0) {
+        Py_DECREF(object);
+        return nullptr;
+      }
+    }
+    if (given != PyDict_GET_SIZE(members)) {
+      PyErr_Format(PyExc_TypeError,
+                   "%s: the report gives members that are not its fields: %R",
+                   type->tp_name, members);
+      Py_DECREF(object);
+      return nullptr;
+    }
+    return object;
+  }
+
   static PyObject *emptyTuple() {
     static PyObject *empty = PyTuple_New(0);
     return empty;
@@ -270,6 +390,8 @@ private:
   std::vector<PyObject *> madeLocations;
   /// The report's starts, made.
   PyObject *starts = nullptr;
+  /// By class of `classes` (borrowed); null for a class that is called.
+  llvm::DenseMap<PyObject *, const FieldSetter *> makers;
   bool failed = false;
 };
 
@@ -378,7 +500,9 @@ NB_MODULE(_hostoffload, m) {
       "objects instead: the top-level `locations` list is made into a table "
       "by `locations`; each object of a list named in `classes`, at the top "
       "level or in such an object, is made by that callable with its members "
-      "as keyword arguments, in which lists are tuples, a `location` integer "
+      "as keyword arguments (a plain dataclass has them set as the fields "
+      "its generated __init__ would set), in which lists are tuples, a "
+      "`location` integer "
       "is that entry of the table and the integers of `starts` are the "
       "top-level starts made (tuples too). Python's cyclic collector had "
       "better be off while a report is built: thousands of findings are many "
