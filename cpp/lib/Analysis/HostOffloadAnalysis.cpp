@@ -124,12 +124,20 @@ analyzeHostOffload(ModuleOp module, const HostOffloadOptions &options,
   return report;
 }
 
-/// Whether `text` is ASCII, tested eight bytes at a time: the messages of
+/// Whether `text` is ASCII, tested 32 bytes at a time: the messages of
 /// findings almost always are, and a large model prints megabytes of them
 /// (LLVM's UTF-8 test looks at one byte at a time).
 static bool isASCII(llvm::StringRef text) {
   constexpr uint64_t kHighBits = 0x8080808080808080;
+  constexpr size_t kWords = 4;
   size_t at = 0;
+  for (; at + kWords * sizeof(uint64_t) <= text.size();
+       at += kWords * sizeof(uint64_t)) {
+    uint64_t words[kWords];
+    std::memcpy(words, text.data() + at, sizeof(words));
+    if ((words[0] | words[1] | words[2] | words[3]) & kHighBits)
+      return false;
+  }
   for (; at + sizeof(uint64_t) <= text.size(); at += sizeof(uint64_t)) {
     uint64_t word;
     std::memcpy(&word, text.data() + at, sizeof(word));

@@ -2,6 +2,8 @@
 
 #include "Walk.h"
 
+#include "PreorderOps.h"
+
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/Support/Compiler.h"
 
@@ -46,28 +48,10 @@ void Walk::collectOps() {
   // The function of the calls in the block the walk saw a call in last.
   Block *lastCallBlock = nullptr;
   Operation *lastCallFunction = nullptr;
-  // The ops of the module in pre-order, as Operation::walk visits them, but
-  // with a stack of the blocks still being walked instead of recursion: the
-  // top is the rest of the innermost block, and an op's regions go on top
-  // of it. A module of a million ops takes a few instructions an op here.
-  llvm::SmallVector<std::pair<Block::iterator, Block::iterator>, 8> blocks;
-  auto enterRegions = [&](Operation *op) {
-    for (Region &region : llvm::reverse(op->getRegions()))
-      for (Block &block : llvm::reverse(region)) {
-        valueCount += block.getNumArguments();
-        blocks.push_back({block.begin(), block.end()});
-      }
-  };
-  enterRegions(module);
   constexpr intptr_t kOpsAhead = 8;
   intptr_t previousOp = reinterpret_cast<intptr_t>(module.getOperation());
-  while (!blocks.empty()) {
-    auto &[next, end] = blocks.back();
-    if (next == end) {
-      blocks.pop_back();
-      continue;
-    }
-    Operation *op = &*next++;
+  PreorderOps ops(module);
+  while (Operation *op = ops.next()) {
     // Following the ops waits for the memory of each; they mostly lie a
     // stride apart in the order walked (in program order, or against it
     // for ops nested in regions, which the parser makes after their
@@ -78,8 +62,9 @@ void Walk::collectOps() {
         address + kOpsAhead * (address - previousOp)));
     previousOp = address;
     valueCount += op->getNumResults();
-    if (op->getNumRegions() != 0)
-      enterRegions(op);
+    for (Region &region : op->getRegions())
+      for (Block &block : region)
+        valueCount += block.getNumArguments();
     if (rules.isCall(op)) {
       FlatSymbolRefAttr callee = getCallee(op);
       if (!callee)

@@ -522,11 +522,11 @@ MlirLogicalResult hostoffloadAnalyzeToJson(MlirOperation module,
                                            MlirStringCallback callback,
                                            void *userData) {
   // The JSON included: the first allocations after the parser's would
-  // otherwise pay for sorting what it freed (runWithOwnHeap). The callback
-  // runs here, on the caller's thread.
+  // otherwise pay for sorting what it freed in a large module
+  // (runWithOwnHeapIfLarge). The callback runs here, on the caller's thread.
   std::string text;
   bool analyzed = false;
-  hostoffload::runWithOwnHeap([&] {
+  hostoffload::runWithOwnHeapIfLarge(unwrap(module), [&] {
     Analysis analysis = analyze(module, entry, strict, verified, allowH2hCopy);
     analyzed = succeeded(analysis.report);
     llvm::raw_string_ostream os(text);
@@ -548,9 +548,10 @@ MlirLogicalResult hostoffloadAnalyzeToValues(MlirOperation module,
                                              const HostoffloadValueSink *sink,
                                              void *userData) {
   // The sink is called here, on the caller's thread (a Python sink needs the
-  // thread that holds the interpreter), once the analysis is done on its own.
+  // thread that holds the interpreter), once the analysis is done, on its
+  // own thread where the module is large.
   Analysis analysis;
-  hostoffload::runWithOwnHeap([&] {
+  hostoffload::runWithOwnHeapIfLarge(unwrap(module), [&] {
     analysis = analyze(module, entry, strict, verified, allowH2hCopy);
   });
   if (sink) {
