@@ -1,19 +1,24 @@
 //===- DataStructuresTest.cpp - the analysis's tables, tested alone -------===//
 //
 // Checks the rules of the facts lattice (Facts.h) and its interning, the node
-// and path tables (NodeTable.h) and toValidUTF8 on values made for the test.
+// and path tables (NodeTable.h), toValidUTF8, the ops in pre-order
+// (PreorderOps.h) and where the analysis's heap is (LargeArrayAllocator.h) on
+// values made for the test.
 // Prints one line per check that fails and a summary per group; exits 1 if
 // any check failed. test/lit/unit runs it.
 //
 //===----------------------------------------------------------------------===//
 
 #include "Facts.h"
+#include "LargeArrayAllocator.h"
 #include "NodeTable.h"
+#include "PreorderOps.h"
 
 #include "hostoffload/HostOffloadAnalysis.h"
 
 #include "mlir/IR/Block.h"
 #include "mlir/IR/Builders.h"
+#include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/BuiltinTypes.h"
 #include "mlir/IR/MLIRContext.h"
 #include "mlir/IR/OperationSupport.h"
@@ -22,6 +27,7 @@
 #include "llvm/Support/raw_ostream.h"
 
 #include <algorithm>
+#include <pthread.h>
 #include <string>
 #include <vector>
 
@@ -290,14 +296,15 @@ void testPathTable(MLIRContext &context) {
 void testValidUTF8() {
   Group group("valid UTF-8");
   const std::string replacement = "\xEF\xBF\xBD";
-  for (size_t length : {0, 5, 8, 13, 16}) {
+  for (size_t length : {0, 5, 8, 13, 16, 31, 32, 33, 64, 75}) {
     std::string ascii(length, 'a');
     check(toValidUTF8(ascii) == ascii,
           "ASCII of length " + std::to_string(length) + " is kept");
   }
-  // The non-ASCII byte in the first word, in the second, and in the tail.
-  for (size_t at : {2, 9, 17}) {
-    std::string text(20, 'a');
+  // The non-ASCII byte in each word of the first and second 32 bytes, in the
+  // words after them and in the tail.
+  for (size_t at : {2, 9, 17, 27, 30, 33, 45, 52, 62, 66, 72}) {
+    std::string text(75, 'a');
     std::string valid = text;
     valid.replace(at, 2, "\xC3\xA9");
     check(toValidUTF8(valid) == valid,
@@ -309,6 +316,68 @@ void testValidUTF8() {
     check(toValidUTF8(invalid) == fixed,
           "an invalid byte at " + std::to_string(at) + " becomes U+FFFD");
   }
+}
+
+/// A module of `count` ops, the first of which holds a region of two blocks,
+/// each with an op holding a region of its own.
+OwningOpRef<ModuleOp> nestedModule(MLIRContext &context, unsigned count) {
+  OpBuilder builder(&context);
+  Location loc = UnknownLoc::get(&context);
+  OwningOpRef<ModuleOp> module = ModuleOp::create(loc);
+  builder.setInsertionPointToEnd(module->getBody());
+  OperationState outer(loc, "test.outer");
+  outer.addRegion();
+  Operation *outerOp = builder.create(outer);
+  for (unsigned blockIndex = 0; blockIndex < 2; ++blockIndex) {
+    Block *block = builder.createBlock(&outerOp->getRegion(0),
+                                       outerOp->getRegion(0).end());
+    OperationState inner(loc, "test.inner");
+    inner.addRegion();
+    Operation *innerOp = builder.create(inner);
+    builder.createBlock(&innerOp->getRegion(0));
+    builder.create(OperationState(loc, "test.innermost"));
+    builder.setInsertionPointToEnd(block);
+  }
+  builder.setInsertionPointAfter(outerOp);
+  for (unsigned i = 5; i < count; ++i)
+    builder.create(OperationState(loc, "test.flat"));
+  return module;
+}
+
+void testPreorderOps(MLIRContext &context) {
+  Group group("pre-order ops");
+  OwningOpRef<ModuleOp> module = nestedModule(context, 8);
+  std::vector<Operation *> walked;
+  module->walk<WalkOrder::PreOrder>([&](Operation *op) {
+    if (op != module->getOperation())
+      walked.push_back(op);
+  });
+  std::vector<Operation *> taken;
+  PreorderOps ops(*module);
+  while (Operation *op = ops.next())
+    taken.push_back(op);
+  check(walked.size() == 8, "the module holds eight ops");
+  check(taken == walked, "the ops come in the order Operation::walk visits "
+                         "them before their regions");
+  OwningOpRef<ModuleOp> empty = ModuleOp::create(UnknownLoc::get(&context));
+  check(!PreorderOps(*empty).next(), "an empty module has no ops");
+}
+
+void testOwnHeapIfLarge(MLIRContext &context) {
+  Group group("own heap from kOwnHeapMinOps ops");
+  auto ranHere = [](Operation *module) {
+    pthread_t caller = pthread_self();
+    bool here = false;
+    runWithOwnHeapIfLarge(
+        module, [&] { here = pthread_equal(pthread_self(), caller); });
+    return here;
+  };
+  OwningOpRef<ModuleOp> small = nestedModule(context, kOwnHeapMinOps - 1);
+  check(ranHere(*small), "a module of fewer ops is analysed on this thread");
+  OwningOpRef<ModuleOp> large = nestedModule(context, kOwnHeapMinOps);
+  // Its five nested ops count: without them it would have fewer.
+  check(!ranHere(*large),
+        "a module of that many ops is analysed on a thread of its own");
 }
 
 } // namespace
@@ -323,6 +392,8 @@ int main() {
   testFirstNodeTableGrowth(context);
   testPathTable(context);
   testValidUTF8();
+  testPreorderOps(context);
+  testOwnHeapIfLarge(context);
   if (failures != 0) {
     llvm::outs() << failures << " of " << checks << " checks failed\n";
     return 1;
