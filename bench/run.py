@@ -3,10 +3,9 @@
 For every benchmark shape of ``tools/generate.py`` and every size it reports, in one run:
 
 - parse and check time from ``offload-opt --mlir-timing`` (same process), and their ratio;
-- the check run a second time in the same pipeline: the analysis of a module of 50k ops or
-  more runs on a heap of its own (``runWithOwnHeapIfLarge``), so the first run no longer pays
-  for the allocator sorting the memory the parser freed (the printer pays it, as in a
-  parse-only run), and the two should be close;
+- the check run a second time in the same pipeline: the analysis runs on a heap of its own
+  (``runWithOwnHeap``), so the first run no longer pays for the allocator sorting the memory
+  the parser freed (the printer pays it, as in a parse-only run), and the two should be close;
   a third is faster still, partly because it gets the memory the second freed back from the
   heap without page faults, which no check a user runs does;
 - the CPU time of a whole ``offload-opt --host-offload-check`` run over a parse-only run;

@@ -31,14 +31,13 @@ struct HostOffloadCheckPass
     // spares the pass manager a re-verification of the whole module.
     markAllAnalysesPreserved();
     mlir::FailureOr<HostOffloadReport> report = mlir::failure();
-    // The analysis of a large module runs on a heap of its own, on a thread
-    // of its own (runWithOwnHeapIfLarge). Unless every handler may be called
-    // from that thread, what it reports goes to the
+    // The analysis runs on a heap of its own (runWithOwnHeap). Unless every
+    // handler may be called from that thread, what it reports goes to the
     // context's handlers from this one: a handler may be Python's, which
     // must not be called from a thread Python does not know.
     bool emitOnAnalysisThread = diagnosticsFromAnalysisThread;
     llvm::SmallVector<mlir::Diagnostic> raised;
-    runWithOwnHeapIfLarge(getOperation(), [&] {
+    runWithOwnHeap([&] {
       HostOffloadOptions options{entry, strict, allowH2hCopy};
       if (!emitOnAnalysisThread) {
         mlir::ScopedDiagnosticHandler keep(

@@ -1,16 +1,14 @@
 //===- DataStructuresTest.cpp - the analysis's tables, tested alone -------===//
 //
 // Checks the rules of the facts lattice (Facts.h) and its interning, the node
-// and path tables (NodeTable.h), toValidUTF8, the ops in pre-order
-// (PreorderOps.h) and where the analysis's heap is (LargeArrayAllocator.h) on
-// values made for the test.
+// and path tables (NodeTable.h), toValidUTF8 and the ops in pre-order
+// (PreorderOps.h) on values made for the test.
 // Prints one line per check that fails and a summary per group; exits 1 if
 // any check failed. test/lit/unit runs it.
 //
 //===----------------------------------------------------------------------===//
 
 #include "Facts.h"
-#include "LargeArrayAllocator.h"
 #include "NodeTable.h"
 #include "PreorderOps.h"
 
@@ -27,7 +25,6 @@
 #include "llvm/Support/raw_ostream.h"
 
 #include <algorithm>
-#include <pthread.h>
 #include <string>
 #include <vector>
 
@@ -363,23 +360,6 @@ void testPreorderOps(MLIRContext &context) {
   check(!PreorderOps(*empty).next(), "an empty module has no ops");
 }
 
-void testOwnHeapIfLarge(MLIRContext &context) {
-  Group group("own heap from kOwnHeapMinOps ops");
-  auto ranHere = [](Operation *module) {
-    pthread_t caller = pthread_self();
-    bool here = false;
-    runWithOwnHeapIfLarge(
-        module, [&] { here = pthread_equal(pthread_self(), caller); });
-    return here;
-  };
-  OwningOpRef<ModuleOp> small = nestedModule(context, kOwnHeapMinOps - 1);
-  check(ranHere(*small), "a module of fewer ops is analysed on this thread");
-  OwningOpRef<ModuleOp> large = nestedModule(context, kOwnHeapMinOps);
-  // Its five nested ops count: without them it would have fewer.
-  check(!ranHere(*large),
-        "a module of that many ops is analysed on a thread of its own");
-}
-
 } // namespace
 
 int main() {
@@ -393,7 +373,6 @@ int main() {
   testPathTable(context);
   testValidUTF8();
   testPreorderOps(context);
-  testOwnHeapIfLarge(context);
   if (failures != 0) {
     llvm::outs() << failures << " of " << checks << " checks failed\n";
     return 1;

@@ -1,7 +1,6 @@
 //===- LargeArrayAllocator.cpp - where the analysis's memory comes from ---===//
 
 #include "LargeArrayAllocator.h"
-#include "PreorderOps.h"
 
 #include "llvm/Support/ErrorHandling.h"
 #include "llvm/Support/MathExtras.h"
@@ -150,18 +149,5 @@ void runWithOwnHeap(llvm::function_ref<void()> work) {
 #else
 void runWithOwnHeap(llvm::function_ref<void()> work) { work(); }
 #endif
-
-void runWithOwnHeapIfLarge(mlir::Operation *module,
-                           llvm::function_ref<void()> work) {
-  PreorderOps ops(module);
-  size_t count = 0;
-  while (count < kOwnHeapMinOps && ops.next())
-    ++count;
-  if (count < kOwnHeapMinOps) {
-    work();
-    return;
-  }
-  runWithOwnHeap(work);
-}
 
 } // namespace hostoffload

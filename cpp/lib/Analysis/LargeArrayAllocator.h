@@ -13,7 +13,6 @@
 #ifndef HOSTOFFLOAD_LIB_ANALYSIS_LARGEARRAYALLOCATOR_H
 #define HOSTOFFLOAD_LIB_ANALYSIS_LARGEARRAYALLOCATOR_H
 
-#include "mlir/IR/Operation.h"
 #include "llvm/ADT/STLFunctionalExtras.h"
 
 #include <cstddef>
@@ -52,18 +51,6 @@ bool isMappedZeroedArray(size_t bytes);
 /// (RLIMIT_STACK). It starts on the caller's CPU, and may then run on any
 /// the caller may.
 void runWithOwnHeap(llvm::function_ref<void()> work);
-
-/// Modules of at least this many ops are analysed on a heap of their own.
-/// The own heap's fresh pages and thread cost more than the parser's freed
-/// chunks would at 10k and 30k ops of JAX models (0.3 and 0.5 ms, a fifth of
-/// the check), about as much at 60k, and save 2 ms at 100k and 0.1-0.3 s at
-/// 1M (docs/performance.md).
-inline constexpr size_t kOwnHeapMinOps = 50'000;
-
-/// Runs `work` as runWithOwnHeap does when `module` holds at least
-/// kOwnHeapMinOps ops (counting stops there), else on this thread.
-void runWithOwnHeapIfLarge(mlir::Operation *module,
-                           llvm::function_ref<void()> work);
 
 /// A standard allocator for the analysis's large arrays.
 template <typename T> struct LargeArrayAllocator {

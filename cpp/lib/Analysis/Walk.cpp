@@ -48,19 +48,8 @@ void Walk::collectOps() {
   // The function of the calls in the block the walk saw a call in last.
   Block *lastCallBlock = nullptr;
   Operation *lastCallFunction = nullptr;
-  constexpr intptr_t kOpsAhead = 8;
-  intptr_t previousOp = reinterpret_cast<intptr_t>(module.getOperation());
   PreorderOps ops(module);
   while (Operation *op = ops.next()) {
-    // Following the ops waits for the memory of each; they mostly lie a
-    // stride apart in the order walked (in program order, or against it
-    // for ops nested in regions, which the parser makes after their
-    // contents), so the op that many strides on is fetched meanwhile (an
-    // address that misses is fetched for nothing).
-    auto address = reinterpret_cast<intptr_t>(op);
-    __builtin_prefetch(reinterpret_cast<const void *>(
-        address + kOpsAhead * (address - previousOp)));
-    previousOp = address;
     valueCount += op->getNumResults();
     for (Region &region : op->getRegions())
       for (Block &block : region)

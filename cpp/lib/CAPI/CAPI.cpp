@@ -522,11 +522,11 @@ MlirLogicalResult hostoffloadAnalyzeToJson(MlirOperation module,
                                            MlirStringCallback callback,
                                            void *userData) {
   // The JSON included: the first allocations after the parser's would
-  // otherwise pay for sorting what it freed in a large module
-  // (runWithOwnHeapIfLarge). The callback runs here, on the caller's thread.
+  // otherwise pay for sorting what it freed (runWithOwnHeap). The callback
+  // runs here, on the caller's thread.
   std::string text;
   bool analyzed = false;
-  hostoffload::runWithOwnHeapIfLarge(unwrap(module), [&] {
+  hostoffload::runWithOwnHeap([&] {
     Analysis analysis = analyze(module, entry, strict, verified, allowH2hCopy);
     analyzed = succeeded(analysis.report);
     llvm::raw_string_ostream os(text);
@@ -548,10 +548,9 @@ MlirLogicalResult hostoffloadAnalyzeToValues(MlirOperation module,
                                              const HostoffloadValueSink *sink,
                                              void *userData) {
   // The sink is called here, on the caller's thread (a Python sink needs the
-  // thread that holds the interpreter), once the analysis is done, on its
-  // own thread where the module is large.
+  // thread that holds the interpreter), once the analysis is done on its own.
   Analysis analysis;
-  hostoffload::runWithOwnHeapIfLarge(unwrap(module), [&] {
+  hostoffload::runWithOwnHeap([&] {
     analysis = analyze(module, entry, strict, verified, allowH2hCopy);
   });
   if (sink) {
