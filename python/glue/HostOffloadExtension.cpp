@@ -502,11 +502,10 @@ NB_MODULE(_hostoffload, m) {
       "level or in such an object, is made by that callable with its members "
       "as keyword arguments (a plain dataclass has them set as the fields "
       "its generated __init__ would set), in which lists are tuples, a "
-      "`location` integer "
-      "is that entry of the table and the integers of `starts` are the "
-      "top-level starts made (tuples too). Python's cyclic collector had "
-      "better be off while a report is built: thousands of findings are many "
-      "containers.");
+      "`location` integer is that entry of the table and the integers of "
+      "`starts` are the top-level starts made (tuples too). Python's cyclic "
+      "collector had better be off while a report is built: thousands of "
+      "findings are many containers.");
   m.def(
       "parse",
       [](MlirContext context, nb::bytes text, nb::bytes name, bool verify,
