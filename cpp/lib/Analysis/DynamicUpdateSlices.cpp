@@ -21,6 +21,7 @@
 
 #include <map>
 #include <optional>
+#include <set>
 #include <string>
 #include <utility>
 #include <vector>
@@ -126,15 +127,35 @@ bool DynamicUpdateSliceRules::isHostForXla(Value value) const {
 /// way; an entry argument in host memory, or an op that is none of these,
 /// ends them all without an error; an entry argument in device memory is the
 /// error.
+/// The last op of the first block of region `number` of `op`: its yield; null
+/// where the unverified module has no such region, block or op (found by
+/// tools/fuzz).
+static Operation *getYield(Operation *op, unsigned number) {
+  if (number >= op->getNumRegions())
+    return nullptr;
+  Region &region = op->getRegion(number);
+  if (region.empty() || region.front().empty())
+    return nullptr;
+  return &region.front().back();
+}
+
 UpTrace DynamicUpdateSliceRules::traceUp(Operation *write) {
   UpTrace trace;
   std::vector<UpStep> &steps = trace.steps;
-  steps.push_back({write->getOperand(0), {}, write, -1});
+  // Each value is traced up once at each path: in a region MLIR does not
+  // check for dominance (an unregistered op's), a value can be its own
+  // operand (found by tools/fuzz).
+  std::set<std::pair<const void *, llvm::SmallVector<int64_t, 2>>> taken;
   auto push = [&](Value value, llvm::ArrayRef<int64_t> path, Operation *user,
-                  unsigned from) {
-    steps.push_back({value, llvm::SmallVector<int64_t, 2>(path), user,
-                     static_cast<int>(from)});
+                  int from) {
+    if (!taken
+             .emplace(value.getAsOpaquePointer(),
+                      llvm::SmallVector<int64_t, 2>(path))
+             .second)
+      return;
+    steps.push_back({value, llvm::SmallVector<int64_t, 2>(path), user, from});
   };
+  push(write->getOperand(0), {}, write, -1);
   for (unsigned current = 0; current < steps.size(); ++current) {
     // Copied: `push` may move the steps.
     Value value = steps[current].value;
@@ -185,6 +206,11 @@ UpTrace DynamicUpdateSliceRules::traceUp(Operation *write) {
         return trace;
       llvm::SmallVector<int64_t, 2> outer{*index};
       llvm::append_range(outer, path);
+      // A path deeper than the tuple's type names no element of it: tuple
+      // reads in a cycle would make it longer without end.
+      if (PathTable::clampToType(op->getOperand(0).getType(), outer).size() !=
+          outer.size())
+        return trace;
       push(op->getOperand(0), outer, op, current);
     } else if (name == names::kTupleOp) {
       if (path.empty() || path.front() < 0 ||
@@ -192,19 +218,15 @@ UpTrace DynamicUpdateSliceRules::traceUp(Operation *write) {
         return trace;
       push(op->getOperand(path.front()), llvm::ArrayRef(path).drop_front(), op,
            current);
-    } else if (name == names::kWhileOp) {
-      Region &body = op->getRegion(1);
-      if (body.empty() || result >= body.front().back().getNumOperands())
+    } else if (name == names::kWhileOp || name == names::kManualComputationOp ||
+               name == names::kNamedComputationOp) {
+      // A loop's body is its second region; the others have one.
+      Operation *yield = getYield(op, name == names::kWhileOp ? 1 : 0);
+      if (!yield || result >= yield->getNumOperands())
         return trace;
-      push(body.front().back().getOperand(result), path, op, current);
+      push(yield->getOperand(result), path, op, current);
     } else if (name == names::kOptimizationBarrierOp) {
       push(op->getOperand(result), path, op, current);
-    } else if (name == names::kManualComputationOp ||
-               name == names::kNamedComputationOp) {
-      Region &body = op->getRegion(0);
-      if (body.empty() || result >= body.front().back().getNumOperands())
-        return trace;
-      push(body.front().back().getOperand(result), path, op, current);
     } else if (rules.isCall(op)) {
       FlatSymbolRefAttr callee = getCallee(op);
       func::FuncOp function =

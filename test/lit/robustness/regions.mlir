@@ -113,3 +113,65 @@ func.func @main(%arg0: tensor<4xf32> {mhlo.memory_kind = "pinned_host"}) -> tens
   %0 = "stablehlo.optimization_barrier"(%arg0) : (tensor<4xf32>) -> tensor<4xf32>
   return %0 : tensor<4xf32>
 }
+
+// -----
+
+// A write into a buffer that comes out of a loop without its body region,
+// out of a loop whose body block is empty and out of a named computation
+// without a region: the trace up from the write stops there, and an output
+// declared in host memory is no finding.
+// HOST-LABEL: func.func @main(%arg0: tensor<8x4xf32>
+// HOST-SAME: -> (tensor<8x4xf32> {mhlo.memory_kind = "pinned_host"}, tensor<8x4xf32> {mhlo.memory_kind = "pinned_host"}, tensor<8x4xf32> {mhlo.memory_kind = "pinned_host"})
+// DEVICE-LABEL: func.func @main(%arg0: tensor<8x4xf32>
+// DEVICE-NOT: _xla_buffer_placement = "device"
+func.func @main(%buffer: tensor<8x4xf32>, %row: tensor<1x4xf32>) -> (tensor<8x4xf32> {mhlo.memory_kind = "pinned_host"}, tensor<8x4xf32> {mhlo.memory_kind = "pinned_host"}, tensor<8x4xf32> {mhlo.memory_kind = "pinned_host"}) {
+  %moved = "stablehlo.custom_call"(%row) <{call_target_name = "MoveToHost"}> : (tensor<1x4xf32>) -> tensor<1x4xf32>
+  %zero = "stablehlo.constant"() <{value = dense<0> : tensor<i32>}> : () -> tensor<i32>
+  %0 = "stablehlo.while"(%buffer) : (tensor<8x4xf32>) -> tensor<8x4xf32>
+  %1 = "stablehlo.while"(%buffer) ({
+  ^bb0(%b: tensor<8x4xf32>):
+    "stablehlo.return"(%b) : (tensor<8x4xf32>) -> ()
+  }, {
+  ^bb0(%b: tensor<8x4xf32>):
+  }) : (tensor<8x4xf32>) -> tensor<8x4xf32>
+  %2 = "sdy.named_computation"(%buffer) : (tensor<8x4xf32>) -> tensor<8x4xf32>
+  %w0 = "stablehlo.dynamic_update_slice"(%0, %moved, %zero, %zero) : (tensor<8x4xf32>, tensor<1x4xf32>, tensor<i32>, tensor<i32>) -> tensor<8x4xf32>
+  %w1 = "stablehlo.dynamic_update_slice"(%1, %moved, %zero, %zero) : (tensor<8x4xf32>, tensor<1x4xf32>, tensor<i32>, tensor<i32>) -> tensor<8x4xf32>
+  %w2 = "stablehlo.dynamic_update_slice"(%2, %moved, %zero, %zero) : (tensor<8x4xf32>, tensor<1x4xf32>, tensor<i32>, tensor<i32>) -> tensor<8x4xf32>
+  return %w0, %w1, %w2 : tensor<8x4xf32>, tensor<8x4xf32>, tensor<8x4xf32>
+}
+
+// -----
+
+// A write whose buffer is its own result, in a loop body (MLIR checks no
+// dominance in an unregistered op's region), and a tuple read of its own
+// result, which would make the path longer at every turn: each is traced up
+// once, and the trace stops where the path leaves the tuple's type.
+// HOST-LABEL: func.func @main(%arg0: tensor<8x4xf32>, %arg1: tensor<1x4xf32>, %arg2: tuple<tensor<8x4xf32>>)
+// HOST-SAME: -> (tensor<8x4xf32> {mhlo.memory_kind = "pinned_host"}, tensor<8x4xf32> {mhlo.memory_kind = "pinned_host"})
+// DEVICE-LABEL: func.func @main(%arg0: tensor<8x4xf32>, %arg1: tensor<1x4xf32>, %arg2: tuple<tensor<8x4xf32>>)
+// DEVICE-NOT: _xla_buffer_placement = "device"
+func.func @main(%buffer: tensor<8x4xf32>, %row: tensor<1x4xf32>, %pair: tuple<tensor<8x4xf32>>) -> (tensor<8x4xf32> {mhlo.memory_kind = "pinned_host"}, tensor<8x4xf32> {mhlo.memory_kind = "pinned_host"}) {
+  %moved = "stablehlo.custom_call"(%row) <{call_target_name = "MoveToHost"}> : (tensor<1x4xf32>) -> tensor<1x4xf32>
+  %zero = "stablehlo.constant"() <{value = dense<0> : tensor<i32>}> : () -> tensor<i32>
+  %0 = "stablehlo.while"(%buffer) ({
+  ^bb0(%b: tensor<8x4xf32>):
+    %go = "stablehlo.constant"() <{value = dense<true> : tensor<i1>}> : () -> tensor<i1>
+    "stablehlo.return"(%go) : (tensor<i1>) -> ()
+  }, {
+  ^bb0(%b: tensor<8x4xf32>):
+    %w = "stablehlo.dynamic_update_slice"(%w, %moved, %zero, %zero) : (tensor<8x4xf32>, tensor<1x4xf32>, tensor<i32>, tensor<i32>) -> tensor<8x4xf32>
+    "stablehlo.return"(%w) : (tensor<8x4xf32>) -> ()
+  }) : (tensor<8x4xf32>) -> tensor<8x4xf32>
+  %1 = "stablehlo.while"(%pair) ({
+  ^bb0(%p: tuple<tensor<8x4xf32>>):
+    %go = "stablehlo.constant"() <{value = dense<true> : tensor<i1>}> : () -> tensor<i1>
+    "stablehlo.return"(%go) : (tensor<i1>) -> ()
+  }, {
+  ^bb0(%p: tuple<tensor<8x4xf32>>):
+    %t = "stablehlo.get_tuple_element"(%t) <{index = 0 : i32}> : (tuple<tensor<8x4xf32>>) -> tuple<tensor<8x4xf32>>
+    "stablehlo.return"(%t) : (tuple<tensor<8x4xf32>>) -> ()
+  }) : (tuple<tensor<8x4xf32>>) -> tuple<tensor<8x4xf32>>
+  %2 = "stablehlo.dynamic_update_slice"(%1, %moved, %zero, %zero) : (tuple<tensor<8x4xf32>>, tensor<1x4xf32>, tensor<i32>, tensor<i32>) -> tensor<8x4xf32>
+  return %0, %2 : tensor<8x4xf32>, tensor<8x4xf32>
+}
