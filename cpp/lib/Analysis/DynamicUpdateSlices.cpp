@@ -120,13 +120,6 @@ bool DynamicUpdateSliceRules::isHostForXla(Value value) const {
   return walk.findHostNode(value).has_value();
 }
 
-/// XLA's walk up from a write into a buffer (the write's operand 0), breadth
-/// first, as CreateAllocateBufferForDynamicUpdateSlice takes it: through
-/// writes, tuples, loops, calls and ops that only move data, to where the
-/// buffer is made. A broadcast (XLA allocates it in host memory) ends one
-/// way; an entry argument in host memory, or an op that is none of these,
-/// ends them all without an error; an entry argument in device memory is the
-/// error.
 /// The last op of the first block of region `number` of `op`: its yield; null
 /// where the unverified module has no such region, block or op (found by
 /// tools/fuzz).
@@ -139,6 +132,13 @@ static Operation *getYield(Operation *op, unsigned number) {
   return &region.front().back();
 }
 
+/// XLA's walk up from a write into a buffer (the write's operand 0), breadth
+/// first, as CreateAllocateBufferForDynamicUpdateSlice takes it: through
+/// writes, tuples, loops, calls and ops that only move data, to where the
+/// buffer is made. A broadcast (XLA allocates it in host memory) ends one
+/// way; an entry argument in host memory, or an op that is none of these,
+/// ends them all without an error; an entry argument in device memory is the
+/// error.
 UpTrace DynamicUpdateSliceRules::traceUp(Operation *write) {
   UpTrace trace;
   std::vector<UpStep> &steps = trace.steps;
