@@ -12,7 +12,6 @@
 #include "mlir-c/IR.h"
 #include "mlir/Bindings/Python/Nanobind.h"
 #include "mlir/Bindings/Python/NanobindAdaptors.h"
-#include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/StringMap.h"
 
 #include <mutex>
@@ -43,9 +42,10 @@ struct FieldSetter {
   /// The fields (names interned) and their defaults (null if required).
   std::vector<std::pair<PyObject *, PyObject *>> fields;
 
-  /// The setter of `cls` if it is a plain dataclass, else null. Found once
-  /// per process and kept, with a reference to the class, so that no other
-  /// class takes its address: the report's classes live as long as the
+  /// The setter of `cls` if it is a plain dataclass, else null (asked again
+  /// for each object: only tests pass other callables). Found once per
+  /// process and kept, with a reference to the class, so that no other class
+  /// takes its address: the report's classes live as long as the
   /// process, and `dataclasses.fields`, asked once per report, would leave a
   /// tuple in Python's free lists each time. Sets `failed` when Python
   /// failed.
@@ -298,21 +298,12 @@ private:
     return Py_NewRef(PyTuple_GET_ITEM(starts, index));
   }
 
-  /// The maker of the objects of `cls`, found once per report: null when the
-  /// class is called. Sets `failed` when Python failed.
-  const FieldSetter *makerOf(PyObject *cls, bool &failedHere) {
-    auto [entry, inserted] = makers.try_emplace(cls, nullptr);
-    if (inserted)
-      entry->second = FieldSetter::of(cls, failedHere);
-    return entry->second;
-  }
-
   /// An object of `cls` of the members in `members` (a dict), a new
   /// reference; null when Python failed, as calling the class would: on a
   /// member that is no field, or a required field without a member.
   PyObject *makeObject(PyObject *cls, PyObject *members) {
     bool failedHere = false;
-    const FieldSetter *maker = makerOf(cls, failedHere);
+    const FieldSetter *maker = FieldSetter::of(cls, failedHere);
     if (failedHere)
       return nullptr;
     if (!maker)
@@ -390,8 +381,6 @@ private:
   std::vector<PyObject *> madeLocations;
   /// The report's starts, made.
   PyObject *starts = nullptr;
-  /// By class of `classes` (borrowed); null for a class that is called.
-  llvm::DenseMap<PyObject *, const FieldSetter *> makers;
   bool failed = false;
 };
 
