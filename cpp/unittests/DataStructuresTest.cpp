@@ -2,13 +2,15 @@
 //
 // Checks the rules of the facts lattice (Facts.h) and its interning, the node
 // and path tables (NodeTable.h), toValidUTF8 and the ops in pre-order
-// (PreorderOps.h) on values made for the test.
+// (PreorderOps.h) on values made for the test, and where runWithOwnHeap
+// runs its work (LargeArrayAllocator.h).
 // Prints one line per check that fails and a summary per group; exits 1 if
 // any check failed. test/lit/unit runs it.
 //
 //===----------------------------------------------------------------------===//
 
 #include "Facts.h"
+#include "LargeArrayAllocator.h"
 #include "NodeTable.h"
 #include "PreorderOps.h"
 
@@ -25,7 +27,9 @@
 #include "llvm/Support/raw_ostream.h"
 
 #include <algorithm>
+#include <memory>
 #include <string>
+#include <thread>
 #include <vector>
 
 using namespace mlir;
@@ -341,6 +345,44 @@ OwningOpRef<ModuleOp> nestedModule(MLIRContext &context, unsigned count) {
   return module;
 }
 
+/// Whether `runWithOwnHeap` ran its work once, and on the caller's thread.
+struct WhereWorkRan {
+  unsigned times = 0;
+  bool onCaller = false;
+};
+
+WhereWorkRan runOwnHeapWork() {
+  WhereWorkRan ran;
+  std::thread::id caller = std::this_thread::get_id();
+  runWithOwnHeap([&] {
+    ++ran.times;
+    ran.onCaller = std::this_thread::get_id() == caller;
+  });
+  return ran;
+}
+
+/// Run first: on a main heap that has grown little, the work runs on the
+/// caller's thread; once it has grown by more than 16 MiB in small chunks,
+/// as a parser's are, and from any other thread, on a thread of its own.
+void testRunWithOwnHeap() {
+  Group group("runWithOwnHeap");
+  WhereWorkRan small = runOwnHeapWork();
+  check(small.times == 1, "the work runs once on a small heap");
+#if defined(__GLIBC__)
+  check(small.onCaller, "on a small main heap the work runs on the caller");
+  WhereWorkRan fromThread;
+  std::thread([&] { fromThread = runOwnHeapWork(); }).join();
+  check(fromThread.times == 1 && !fromThread.onCaller,
+        "called from another thread, the work runs on a thread of its own");
+  std::vector<std::unique_ptr<char[]>> chunks(24 << 14);
+  for (std::unique_ptr<char[]> &chunk : chunks)
+    chunk = std::make_unique<char[]>(64);
+  WhereWorkRan large = runOwnHeapWork();
+  check(large.times == 1 && !large.onCaller,
+        "after 24 MiB of small chunks the work runs on a thread of its own");
+#endif
+}
+
 void testPreorderOps(MLIRContext &context) {
   Group group("pre-order ops");
   OwningOpRef<ModuleOp> module = nestedModule(context, 8);
@@ -363,6 +405,7 @@ void testPreorderOps(MLIRContext &context) {
 } // namespace
 
 int main() {
+  testRunWithOwnHeap();
   MLIRContext context;
   context.allowUnregisteredDialects();
   testFactLattice();

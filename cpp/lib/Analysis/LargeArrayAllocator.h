@@ -45,8 +45,12 @@ bool isMappedZeroedArray(size_t bytes);
 /// name the parser freed (a million at a million ops), and the first
 /// allocations that miss its caches sort them into bins: 0.1-0.3 s of the
 /// first check of such a module (docs/performance.md). A new thread
-/// allocates from an arena of its own. Where that is not so (another C
-/// library) or no thread can be started, `work` runs here. The thread's
+/// allocates from an arena of its own. `work` runs here instead where the
+/// caller is the process's first thread and glibc's main heap has grown by
+/// less than 16 MiB since the library was loaded (a parsed model of ~50k ops):
+/// sorting what so small a heap can hold costs less than the thread and its
+/// fresh pages. It runs here too where glibc is not the C library or no
+/// thread can be started. The thread's
 /// stack is as large as glibc makes any thread's: the main thread's limit
 /// (RLIMIT_STACK). It starts on the caller's CPU, and may then run on any
 /// the caller may.
