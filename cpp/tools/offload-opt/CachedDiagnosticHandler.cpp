@@ -10,6 +10,11 @@
 
 #include "CachedDiagnosticHandler.h"
 
+#include "mlir/IR/BuiltinAttributes.h"
+#include "mlir/IR/Location.h"
+#include "llvm/Support/ErrorHandling.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/SourceMgr.h"
 #include "llvm/Support/WithColor.h"
 
 using namespace mlir;
@@ -69,13 +74,31 @@ constexpr llvm::StringLiteral kCalledFrom = "called from";
 
 void printCalledFrom(llvm::raw_ostream &out) { out << kCalledFrom; }
 
+/// The kind of message llvm::SourceMgr prints for `severity`, as MLIR's
+/// handler maps it.
+llvm::SourceMgr::DiagKind getDiagKind(DiagnosticSeverity severity) {
+  switch (severity) {
+  case DiagnosticSeverity::Note:
+    return llvm::SourceMgr::DK_Note;
+  case DiagnosticSeverity::Warning:
+    return llvm::SourceMgr::DK_Warning;
+  case DiagnosticSeverity::Error:
+    return llvm::SourceMgr::DK_Error;
+  case DiagnosticSeverity::Remark:
+    return llvm::SourceMgr::DK_Remark;
+  }
+  llvm_unreachable("a severity MLIR does not have");
+}
+
 } // namespace
 
 CachedDiagnosticHandler::CachedDiagnosticHandler(llvm::SourceMgr &sourceMgr,
                                                  MLIRContext *context)
     : SourceMgrDiagnosticHandler(sourceMgr, context),
       showsColors(llvm::WithColor::defaultAutoDetectFunction()(os)),
-      formatter(sourceMgr, context, formattedStream) {
+      formatter(sourceMgr, context, formattedStream),
+      inputLines(
+          sourceMgr.getMemoryBuffer(sourceMgr.getMainFileID())->getBuffer()) {
   setHandler([this](Diagnostic &diagnostic) { emit(diagnostic); });
 }
 
@@ -153,7 +176,8 @@ CachedDiagnosticHandler::getFrame(Location loc, DiagnosticSeverity severity,
   if (!added)
     return entry->second;
   formatted.clear();
-  formatter.emitDiagnostic(loc, kPlaceholder, severity, displaySourceLine);
+  if (!displaySourceLine || !formatAtInputLine(loc, severity))
+    formatter.emitDiagnostic(loc, kPlaceholder, severity, displaySourceLine);
   llvm::StringRef text = formatted;
   size_t at = text.find(kPlaceholder);
   // A placeholder that is not there once cannot be replaced: such a location
@@ -163,6 +187,37 @@ CachedDiagnosticHandler::getFrame(Location loc, DiagnosticSeverity severity,
     entry->second = Frame{text.take_front(at).str(),
                           text.drop_front(at + kPlaceholder.size()).str()};
   return entry->second;
+}
+
+bool CachedDiagnosticHandler::formatAtInputLine(Location loc,
+                                                DiagnosticSeverity severity) {
+  // Without a location filter, MLIR's handler shows a file location itself.
+  auto file = llvm::dyn_cast<FileLineColLoc>(loc);
+  if (!file || file.getLine() == 0 || file.getColumn() == 0)
+    return false;
+  const llvm::MemoryBuffer *input = mgr.getMemoryBuffer(mgr.getMainFileID());
+  if (file.getFilename() != input->getBufferIdentifier())
+    return false;
+  const char *lineStart = inputLines.getLineStart(file.getLine());
+  if (!lineStart)
+    return false;
+  // As llvm::SourceMgr::FindLocForLineAndColumn: the column must lie on the
+  // line, before its end.
+  size_t column = file.getColumn() - 1;
+  llvm::StringRef rest(lineStart, input->getBufferEnd() - lineStart);
+  if (column > rest.size() ||
+      rest.take_front(column).find_first_of("\n\r") != llvm::StringRef::npos)
+    return false;
+  // As llvm::SourceMgr::GetMessage: the line ends at '\n' or '\r'.
+  llvm::StringRef line =
+      rest.take_until([](char c) { return c == '\n' || c == '\r'; });
+  llvm::SMDiagnostic diagnostic(
+      mgr, llvm::SMLoc::getFromPointer(lineStart + column),
+      input->getBufferIdentifier(), static_cast<int>(file.getLine()),
+      static_cast<int>(column), getDiagKind(severity), kPlaceholder, line,
+      /*Ranges=*/{});
+  diagnostic.print(/*ProgName=*/nullptr, formattedStream);
+  return true;
 }
 
 } // namespace hostoffload

@@ -12,6 +12,8 @@
 #ifndef HOSTOFFLOAD_TOOLS_OFFLOADOPT_CACHEDDIAGNOSTICHANDLER_H
 #define HOSTOFFLOAD_TOOLS_OFFLOADOPT_CACHEDDIAGNOSTICHANDLER_H
 
+#include "SourceLines.h"
+
 #include "mlir/IR/Diagnostics.h"
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/Support/raw_ostream.h"
@@ -27,7 +29,9 @@ namespace hostoffload {
 /// and no location filter), and formats each location once: the text before
 /// and after a message at a location (its file position, severity, source line
 /// and caret) comes from MLIR's handler the first time and is reused after.
-/// When errs() shows colours, every diagnostic goes to MLIR's handler.
+/// A file location in the input itself is formatted here instead, the same
+/// way, with its line found by SourceLines. When errs() shows colours, every
+/// diagnostic goes to MLIR's handler.
 class CachedDiagnosticHandler : public mlir::SourceMgrDiagnosticHandler {
 public:
   CachedDiagnosticHandler(llvm::SourceMgr &sourceMgr,
@@ -59,6 +63,12 @@ private:
   const std::optional<Frame> &getFrame(mlir::Location loc,
                                        mlir::DiagnosticSeverity severity,
                                        bool displaySourceLine);
+  /// Formats into `formatted` a message at a file location of the input
+  /// with its source line, as MLIR's handler would, without the source
+  /// manager's table of line ends (SourceLines.h). Returns false, formatting
+  /// nothing, where MLIR's handler must: another kind of location, another
+  /// file, or a line or column the input does not have.
+  bool formatAtInputLine(mlir::Location loc, mlir::DiagnosticSeverity severity);
 
   bool showsColors;
   std::string formatted;
@@ -68,6 +78,8 @@ private:
   /// handles the diagnostic, so the engine never calls it.
   mlir::SourceMgrDiagnosticHandler formatter;
   llvm::DenseMap<FrameKey, std::optional<Frame>> frames;
+  /// The lines of the input (the source manager's first buffer).
+  SourceLines inputLines;
   /// The call stack of each location a message was printed at, formatted
   /// once: an E1200 of a JAX model is printed at its output with the seven
   /// or so frames of the Python stack that made it. None where a frame is
