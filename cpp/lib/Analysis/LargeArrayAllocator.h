@@ -50,10 +50,9 @@ bool isMappedZeroedArray(size_t bytes);
 /// less than 16 MiB since the library was loaded (a parsed model of ~50k ops):
 /// sorting what so small a heap can hold costs less than the thread and its
 /// fresh pages. It runs here too where glibc is not the C library or no
-/// thread can be started. The thread's
-/// stack is as large as glibc makes any thread's: the main thread's limit
-/// (RLIMIT_STACK). It starts on the caller's CPU, and may then run on any
-/// the caller may.
+/// thread can be started. The thread's stack is as large as glibc makes any
+/// thread's: the main thread's limit (RLIMIT_STACK). It starts on the
+/// caller's CPU, and may then run on any the caller may.
 void runWithOwnHeap(llvm::function_ref<void()> work);
 
 /// A standard allocator for the analysis's large arrays.
