@@ -34,6 +34,7 @@ namespace hostoffload {
 /// diagnostic goes to MLIR's handler.
 class CachedDiagnosticHandler : public mlir::SourceMgrDiagnosticHandler {
 public:
+  /// `sourceMgr` must already hold the input, as its first buffer.
   CachedDiagnosticHandler(llvm::SourceMgr &sourceMgr,
                           mlir::MLIRContext *context);
 
