@@ -4,6 +4,7 @@
 set -u
 cd "$(dirname "$0")/.."
 status=0
-lit -v test/lit || status=1
+# A lit test that runs longer than 300 s (the slowest takes about 8 s) fails as timed out.
+lit -v --timeout 300 test/lit || status=1
 python -m pytest -q test/python || status=1
 exit $status
