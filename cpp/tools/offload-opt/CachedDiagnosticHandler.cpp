@@ -97,8 +97,8 @@ CachedDiagnosticHandler::CachedDiagnosticHandler(llvm::SourceMgr &sourceMgr,
     : SourceMgrDiagnosticHandler(sourceMgr, context),
       showsColors(llvm::WithColor::defaultAutoDetectFunction()(os)),
       formatter(sourceMgr, context, formattedStream),
-      inputLines(
-          sourceMgr.getMemoryBuffer(sourceMgr.getMainFileID())->getBuffer()) {
+      input(*sourceMgr.getMemoryBuffer(sourceMgr.getMainFileID())),
+      inputLines(input.getBuffer()) {
   setHandler([this](Diagnostic &diagnostic) { emit(diagnostic); });
 }
 
@@ -195,8 +195,7 @@ bool CachedDiagnosticHandler::formatAtInputLine(Location loc,
   auto file = llvm::dyn_cast<FileLineColLoc>(loc);
   if (!file || file.getLine() == 0 || file.getColumn() == 0)
     return false;
-  const llvm::MemoryBuffer *input = mgr.getMemoryBuffer(mgr.getMainFileID());
-  if (file.getFilename() != input->getBufferIdentifier())
+  if (file.getFilename() != input.getBufferIdentifier())
     return false;
   const char *lineStart = inputLines.getLineStart(file.getLine());
   if (!lineStart)
@@ -204,7 +203,7 @@ bool CachedDiagnosticHandler::formatAtInputLine(Location loc,
   // As llvm::SourceMgr::FindLocForLineAndColumn: the column must lie on the
   // line, before its end.
   size_t column = file.getColumn() - 1;
-  llvm::StringRef rest(lineStart, input->getBufferEnd() - lineStart);
+  llvm::StringRef rest(lineStart, input.getBufferEnd() - lineStart);
   if (column > rest.size() ||
       rest.take_front(column).find_first_of("\n\r") != llvm::StringRef::npos)
     return false;
@@ -213,7 +212,7 @@ bool CachedDiagnosticHandler::formatAtInputLine(Location loc,
       rest.take_until([](char c) { return c == '\n' || c == '\r'; });
   llvm::SMDiagnostic diagnostic(
       mgr, llvm::SMLoc::getFromPointer(lineStart + column),
-      input->getBufferIdentifier(), static_cast<int>(file.getLine()),
+      input.getBufferIdentifier(), static_cast<int>(file.getLine()),
       static_cast<int>(column), getDiagKind(severity), kPlaceholder, line,
       /*Ranges=*/{});
   diagnostic.print(/*ProgName=*/nullptr, formattedStream);

@@ -16,6 +16,7 @@
 
 #include "mlir/IR/Diagnostics.h"
 #include "llvm/ADT/DenseMap.h"
+#include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/raw_ostream.h"
 
 #include <optional>
@@ -79,7 +80,8 @@ private:
   /// handles the diagnostic, so the engine never calls it.
   mlir::SourceMgrDiagnosticHandler formatter;
   llvm::DenseMap<FrameKey, std::optional<Frame>> frames;
-  /// The lines of the input (the source manager's first buffer).
+  /// The input (the source manager's first buffer) and its lines.
+  const llvm::MemoryBuffer &input;
   SourceLines inputLines;
   /// The call stack of each location a message was printed at, formatted
   /// once: an E1200 of a JAX model is printed at its output with the seven
