@@ -1,6 +1,7 @@
 //===- HostOffloadCheck.cpp - the host-offload-check pass -----------------===//
 
 #include "hostoffload/HostOffloadAnalysis.h"
+#include "hostoffload/ModuleVerifier.h"
 #include "hostoffload/Passes.h"
 
 #include "mlir/IR/Diagnostics.h"
@@ -36,6 +37,11 @@ struct HostOffloadCheckPass
     // context's handlers from this one: a handler may be Python's, which
     // must not be called from a thread Python does not know.
     bool emitOnAnalysisThread = diagnosticsFromAnalysisThread;
+    // The verifier pass that ran before this one found the ops the analysis
+    // looks up on its way through the module, which is as it was then.
+    const ModuleOps *collected = nullptr;
+    if (auto verified = getCachedAnalysis<VerifiedModule>())
+      collected = verified->get().getOps();
     llvm::SmallVector<mlir::Diagnostic> raised;
     runWithOwnHeap([&] {
       HostOffloadOptions options{entry, strict, allowH2hCopy};
@@ -45,17 +51,16 @@ struct HostOffloadCheckPass
               raised.push_back(std::move(diagnostic));
               return mlir::success();
             });
-        report = analyzeHostOffload(getOperation(), options);
+        report = analyzeHostOffload(getOperation(), options, {}, collected);
         return;
       }
       // Emitted from the analysis's thread, each E1200 is emitted as soon as
       // it is made and freed before the next: a model has thousands, and
       // memory used again costs neither the allocator's work nor a fresh page.
       FindingEmitter emitter;
-      report =
-          analyzeHostOffload(getOperation(), options, [&](Finding &&mismatch) {
-            emitter.emit(mismatch);
-          });
+      report = analyzeHostOffload(
+          getOperation(), options,
+          [&](Finding &&mismatch) { emitter.emit(mismatch); }, collected);
       if (mlir::succeeded(report))
         for (const Finding &finding : report->findings)
           emitter.emit(finding);

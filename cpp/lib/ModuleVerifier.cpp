@@ -19,6 +19,10 @@
 
 #include "hostoffload/ModuleVerifier.h"
 
+#include "Analysis/ModuleOps.h"
+#include "Analysis/OpRules.h"
+#include "Analysis/PreorderOps.h"
+
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/Dialect.h"
@@ -123,9 +127,54 @@ LogicalResult verifyOpItself(Operation *op) {
   return success();
 }
 
+/// The symbol uses verifySymbolTableOf checks, in one walk of every op of
+/// `table` in program order that also adds each op to `collected`: the
+/// analysis that follows the verifier looks these ops up, and another walk of
+/// a million ops would wait for their memory again. MLIR checks the uses in
+/// another order (a stack of regions) and reports the first that fails, so
+/// what a use reports is held back here; fails, emitting nothing, if any use
+/// fails, and the caller checks the uses again in MLIR's order.
+LogicalResult verifySymbolUsesCollecting(Operation *table,
+                                         ModuleOps &collected) {
+  OpRules rules(table->getContext());
+  RegisteredSymbolTables symbolTables(table);
+  llvm::SmallVector<Diagnostic> held;
+  bool usesVerified = true;
+  {
+    ScopedDiagnosticHandler hold(table->getContext(), [&](Diagnostic &diag) {
+      held.push_back(std::move(diag));
+      return success();
+    });
+    // The depths of the nested symbol tables around the op: their uses are
+    // their own scope's, which mlir::verify checked.
+    llvm::SmallVector<size_t> nestedTables;
+    PreorderOps ops(table);
+    while (Operation *op = ops.next()) {
+      collected.add(op, rules);
+      size_t depth = ops.getDepth();
+      while (!nestedTables.empty() && depth <= nestedTables.back())
+        nestedTables.pop_back();
+      if (!nestedTables.empty() || !usesVerified)
+        continue;
+      if (auto user = llvm::dyn_cast<SymbolUserOpInterface>(op)) {
+        symbolTables.setUser(op);
+        usesVerified = succeeded(user.verifySymbolUses(symbolTables));
+      }
+      if (op->hasTrait<OpTrait::SymbolTable>())
+        nestedTables.push_back(depth);
+    }
+  }
+  if (!usesVerified)
+    return failure();
+  for (Diagnostic &diag : held)
+    table->getContext()->getDiagEngine().emit(std::move(diag));
+  return success();
+}
+
 /// The SymbolTable trait's checks of `table` (SymbolTable.cpp,
-/// verifySymbolTable), with its users' symbols resolved in `table`.
-LogicalResult verifySymbolTableOf(Operation *table) {
+/// verifySymbolTable), with its users' symbols resolved in `table`; adds
+/// every op of `table` to `collected`, if given, when they pass.
+LogicalResult verifySymbolTableOf(Operation *table, ModuleOps *collected) {
   if (table->getNumRegions() != 1)
     return table->emitOpError()
            << "Operations with a 'SymbolTable' must have exactly one region";
@@ -146,6 +195,9 @@ LogicalResult verifySymbolTableOf(Operation *table) {
           .append("see existing symbol definition here");
   }
 
+  if (collected && succeeded(verifySymbolUsesCollecting(table, *collected)))
+    return success();
+  // MLIR's order of the uses, for MLIR's first error.
   RegisteredSymbolTables symbolTables(table);
   llvm::SmallVector<Region *> pending{&table->getRegion(0)};
   while (!pending.empty()) {
@@ -169,7 +221,7 @@ LogicalResult verifySymbolTableOf(Operation *table) {
 /// body (those isolated from above in parallel, as MLIR's verifier does), then
 /// its region traits: SymbolTable, and IsolatedFromAbove, which can only fail
 /// for a module that has a parent.
-LogicalResult verifyModuleOp(ModuleOp module) {
+LogicalResult verifyModuleOp(ModuleOp module, ModuleOps *collected) {
   if (failed(verifyOpItself(module)))
     return failure();
   llvm::SmallVector<Operation *> isolated;
@@ -182,21 +234,13 @@ LogicalResult verifyModuleOp(ModuleOp module) {
   if (failed(failableParallelForEach(module.getContext(), isolated,
                                      [](Operation *op) { return verify(op); })))
     return failure();
-  if (failed(verifySymbolTableOf(module)))
+  if (failed(verifySymbolTableOf(module, collected)))
     return failure();
   if (module->getParentOp() &&
       failed(OpTrait::impl::verifyIsIsolatedFromAbove(module)))
     return failure();
   return success();
 }
-
-/// An analysis that only records that its op passed the verifier: the pass
-/// manager drops it with the others after any pass that may have changed the
-/// IR, and keeps it after a pass that preserved every analysis.
-struct VerifiedOp {
-  MLIR_DEFINE_EXPLICIT_INTERNAL_INLINE_TYPE_ID(VerifiedOp)
-  explicit VerifiedOp(Operation *) {}
-};
 
 struct ModuleVerifierPass
     : public PassWrapper<ModuleVerifierPass, OperationPass<>> {
@@ -210,22 +254,38 @@ struct ModuleVerifierPass
 
   void runOnOperation() override {
     markAllAnalysesPreserved();
-    if (getCachedAnalysis<VerifiedOp>())
+    if (getCachedAnalysis<VerifiedModule>())
       return;
-    if (failed(verifyModule(getOperation()))) {
+    std::optional<ModuleOps> collected;
+    if (failed(verifyModule(getOperation(), &collected))) {
       signalPassFailure();
       return;
     }
-    (void)getAnalysis<VerifiedOp>();
+    getAnalysis<VerifiedModule>().setOps(std::move(collected));
   }
 };
 
 } // namespace
 
-LogicalResult verifyModule(Operation *op) {
-  if (auto module = llvm::dyn_cast<ModuleOp>(op))
-    return verifyModuleOp(module);
-  return verify(op);
+LogicalResult verifyModule(Operation *op, std::optional<ModuleOps> *collected) {
+  auto module = llvm::dyn_cast<ModuleOp>(op);
+  if (!module)
+    return verify(op);
+  if (!collected)
+    return verifyModuleOp(module, nullptr);
+  ModuleOps &ops = collected->emplace();
+  if (succeeded(verifyModuleOp(module, &ops)))
+    return success();
+  collected->reset();
+  return failure();
+}
+
+VerifiedModule::VerifiedModule(Operation *) {}
+VerifiedModule::~VerifiedModule() = default;
+
+void VerifiedModule::setOps(std::optional<ModuleOps> collected) {
+  if (collected)
+    ops = std::make_unique<ModuleOps>(std::move(*collected));
 }
 
 std::unique_ptr<Pass> createModuleVerifierPass() {

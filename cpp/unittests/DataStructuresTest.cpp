@@ -2,8 +2,9 @@
 //
 // Checks the rules of the facts lattice (Facts.h) and its interning, the node
 // and path tables (NodeTable.h), toValidUTF8 and the ops in pre-order
-// (PreorderOps.h) on values made for the test, and where runWithOwnHeap
-// runs its work (LargeArrayAllocator.h).
+// (PreorderOps.h) on values made for the test, where runWithOwnHeap runs its
+// work (LargeArrayAllocator.h), and that the verifier's walk collects the ops
+// the analysis's own walk would (ModuleOps.h).
 // Prints one line per check that fails and a summary per group; exits 1 if
 // any check failed. test/lit/unit runs it.
 //
@@ -11,23 +12,28 @@
 
 #include "Facts.h"
 #include "LargeArrayAllocator.h"
+#include "ModuleOps.h"
 #include "NodeTable.h"
 #include "PreorderOps.h"
 
 #include "hostoffload/HostOffloadAnalysis.h"
+#include "hostoffload/ModuleVerifier.h"
 
+#include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/Block.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/BuiltinTypes.h"
 #include "mlir/IR/MLIRContext.h"
 #include "mlir/IR/OperationSupport.h"
+#include "mlir/Parser/Parser.h"
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/Support/MathExtras.h"
 #include "llvm/Support/raw_ostream.h"
 
 #include <algorithm>
 #include <memory>
+#include <optional>
 #include <string>
 #include <thread>
 #include <vector>
@@ -402,6 +408,119 @@ void testPreorderOps(MLIRContext &context) {
   check(!PreorderOps(*empty).next(), "an empty module has no ops");
 }
 
+/// A module with calls at the top of functions, inside a region of an op of
+/// an unregistered dialect and inside a nested module, a host compute call,
+/// custom calls and dynamic_update_slice ops, one of them without a result.
+constexpr llvm::StringLiteral collectedModule = R"mlir(
+module {
+  func.func @main(%arg0: tensor<4xf32>) -> tensor<4xf32> {
+    %0 = func.call @f(%arg0) : (tensor<4xf32>) -> tensor<4xf32>
+    %1 = "stablehlo.custom_call"(%0) <{call_target_name = "MoveToHost"}> : (tensor<4xf32>) -> tensor<4xf32>
+    %2 = "stablehlo.while"(%1) ({
+    ^bb0(%x: tensor<4xf32>):
+      %3 = func.call @g(%x) : (tensor<4xf32>) -> tensor<4xf32>
+      %4 = func.call @f(%3) {mhlo.frontend_attributes = {_xla_compute_type = "host"}} : (tensor<4xf32>) -> tensor<4xf32>
+      "stablehlo.return"(%4) : (tensor<4xf32>) -> ()
+    }) : (tensor<4xf32>) -> tensor<4xf32>
+    %i = "stablehlo.constant"() <{value = dense<0> : tensor<i32>}> : () -> tensor<i32>
+    %5 = "stablehlo.dynamic_update_slice"(%2, %1, %i) : (tensor<4xf32>, tensor<4xf32>, tensor<i32>) -> tensor<4xf32>
+    "stablehlo.dynamic_update_slice"(%5, %1, %i) : (tensor<4xf32>, tensor<4xf32>, tensor<i32>) -> ()
+    return %5 : tensor<4xf32>
+  }
+  module @inner {
+    func.func @f(%arg0: tensor<4xf32>) -> tensor<4xf32> {
+      %0 = func.call @h(%arg0) : (tensor<4xf32>) -> tensor<4xf32>
+      %1 = "stablehlo.custom_call"(%0) <{call_target_name = "MoveToDevice"}> : (tensor<4xf32>) -> tensor<4xf32>
+      return %1 : tensor<4xf32>
+    }
+    func.func private @h(%arg0: tensor<4xf32>) -> tensor<4xf32> {
+      return %arg0 : tensor<4xf32>
+    }
+  }
+  func.func private @f(%arg0: tensor<4xf32>) -> tensor<4xf32> {
+    %0 = func.call @g(%arg0) : (tensor<4xf32>) -> tensor<4xf32>
+    return %0 : tensor<4xf32>
+  }
+  func.func private @g(%arg0: tensor<4xf32>) -> tensor<4xf32> {
+    return %arg0 : tensor<4xf32>
+  }
+}
+)mlir";
+
+bool sameEntries(llvm::ArrayRef<CallSites::Entry> a,
+                 llvm::ArrayRef<CallSites::Entry> b) {
+  return llvm::equal(a, b, [](const auto &x, const auto &y) {
+    return x.call == y.call && x.hostCompute == y.hostCompute;
+  });
+}
+
+bool sameCalls(llvm::ArrayRef<CallSites::Call> a,
+               llvm::ArrayRef<CallSites::Call> b) {
+  return llvm::equal(a, b, [](const auto &x, const auto &y) {
+    return x.call == y.call && x.callee == y.callee;
+  });
+}
+
+void testVerifierCollects() {
+  Group group("ops collected by the verifier");
+  DialectRegistry registry;
+  registry.insert<func::FuncDialect>();
+  MLIRContext context(registry);
+  context.allowUnregisteredDialects();
+  // MLIR's verifier would look for @g inside the unregistered while op.
+  OwningOpRef<ModuleOp> module = parseSourceString<ModuleOp>(
+      collectedModule, ParserConfig(&context, /*verifyAfterParse=*/false));
+  check(static_cast<bool>(module), "the test module parses");
+  if (!module)
+    return;
+  OpRules rules(&context);
+  ModuleOps walked = ModuleOps::collect(*module, rules);
+  std::optional<ModuleOps> collected;
+  check(succeeded(verifyModule(*module, &collected)) && collected,
+        "the module verifies and the verifier collects its ops");
+  if (!collected)
+    return;
+  check(walked.getCustomCalls().size() == 2 &&
+            llvm::equal(collected->getCustomCalls(), walked.getCustomCalls()),
+        "the same two custom calls, the nested module's included");
+  check(walked.getDynamicUpdateSlices().size() == 1 &&
+            llvm::equal(collected->getDynamicUpdateSlices(),
+                        walked.getDynamicUpdateSlices()),
+        "the same dynamic_update_slice with a result");
+  check(walked.getCallSiteCount() == 4 &&
+            collected->getCallSiteCount() == walked.getCallSiteCount(),
+        "the same four call sites, the host compute call aside");
+  check(walked.getValueCount() > 0 &&
+            collected->getValueCount() == walked.getValueCount(),
+        "the same count of values");
+  unsigned calleesSeen = 0;
+  for (llvm::StringRef name : {"f", "g", "h", "main"}) {
+    StringAttr callee = StringAttr::get(&context, name);
+    calleesSeen += !walked.getCallSites().of(callee).empty();
+    check(sameEntries(collected->getCallSites().of(callee),
+                      walked.getCallSites().of(callee)),
+          ("the same call sites of @" + name).str());
+  }
+  check(calleesSeen == 3, "calls of @f, @g and @h were collected");
+  unsigned functions = 0;
+  module->walk([&](func::FuncOp function) {
+    ++functions;
+    check(sameCalls(collected->getCallSites().in(function),
+                    walked.getCallSites().in(function)),
+          ("the same calls inside @" + function.getSymName()).str());
+  });
+  check(functions == 5, "the module holds five functions");
+
+  // An invalid module leaves nothing collected.
+  module->walk([&](func::CallOp call) {
+    if (call.getCallee() == "g")
+      call.setCallee("missing");
+  });
+  ScopedDiagnosticHandler quiet(&context, [](Diagnostic &) {});
+  check(failed(verifyModule(*module, &collected)) && !collected,
+        "a call of a missing function fails, collecting nothing");
+}
+
 } // namespace
 
 int main() {
@@ -416,6 +535,7 @@ int main() {
   testPathTable(context);
   testValidUTF8();
   testPreorderOps(context);
+  testVerifierCollects();
   if (failures != 0) {
     llvm::outs() << failures << " of " << checks << " checks failed\n";
     return 1;

@@ -26,6 +26,9 @@
 
 namespace hostoffload {
 
+/// The ops of a module the analysis looks up (lib/Analysis/ModuleOps.h).
+class ModuleOps;
+
 enum class Severity { Error, Warning };
 
 /// The stable codes of the findings, one per row of FindingCodes.def;
@@ -182,10 +185,13 @@ struct HostOffloadOptions {
 /// linear in the size of the module. With `takeMismatch`, each E1200 goes to
 /// it as soon as it is made, in output order and before any other finding is
 /// made, instead of into the report: a caller that only emits them emits each
-/// and frees it before the next is made.
+/// and frees it before the next is made. `collected`, if given, holds the ops
+/// of `module` as it is now, found by the verifier's walk (verifyModule);
+/// otherwise the analysis walks the module to find them.
 mlir::FailureOr<HostOffloadReport>
 analyzeHostOffload(mlir::ModuleOp module, const HostOffloadOptions &options,
-                   llvm::function_ref<void(Finding &&)> takeMismatch = {});
+                   llvm::function_ref<void(Finding &&)> takeMismatch = {},
+                   const ModuleOps *collected = nullptr);
 
 /// Emits findings as MLIR diagnostics with their notes, at locations whose
 /// columns count from 1 (see `withEditorColumns`). A diagnostic refers to the

@@ -1,10 +1,11 @@
 //===- HostOffloadAnalysis.cpp - trace tensors moved to host --------------===//
 //
-// The analysis in order: the walk collects the module's call sites and
-// custom calls, the starts enter it, it runs, and the findings are read off
-// what it found. Each step is in a file of this folder: OpRules (what XLA
-// does with each op), Facts (the lattice), NodeTable, Starts, Walk and
-// WalkCalls (the worklist), Paths and Findings.
+// The analysis in order: the module's call sites and custom calls are
+// collected (or taken from the verifier's walk), the starts enter the walk,
+// it runs, and the findings are read off what it found. Each step is in a
+// file of this folder: OpRules (what XLA does with each op), ModuleOps (the
+// ops looked up), Facts (the lattice), NodeTable, Starts, Walk and WalkCalls
+// (the worklist), Paths and Findings.
 //
 //===----------------------------------------------------------------------===//
 
@@ -14,6 +15,7 @@
 #include "Concatenate.h"
 #include "DynamicUpdateSlices.h"
 #include "Findings.h"
+#include "ModuleOps.h"
 #include "OpRules.h"
 #include "Starts.h"
 #include "Walk.h"
@@ -30,6 +32,7 @@
 
 #include <cstdint>
 #include <cstring>
+#include <optional>
 
 using namespace mlir;
 
@@ -97,7 +100,8 @@ bool HostOffloadReport::hasErrors() const {
 
 FailureOr<HostOffloadReport>
 analyzeHostOffload(ModuleOp module, const HostOffloadOptions &options,
-                   llvm::function_ref<void(Finding &&)> takeMismatch) {
+                   llvm::function_ref<void(Finding &&)> takeMismatch,
+                   const ModuleOps *collected) {
   FailureOr<func::FuncOp> entry = findEntryFunction(module, options.entry);
   if (failed(entry))
     return failure();
@@ -105,8 +109,10 @@ analyzeHostOffload(ModuleOp module, const HostOffloadOptions &options,
   report.entry = *entry;
 
   OpRules rules(module.getContext());
-  Walk walk(module, *entry, rules);
-  walk.collectOps();
+  std::optional<ModuleOps> ownOps;
+  if (!collected)
+    collected = &ownOps.emplace(ModuleOps::collect(module, rules));
+  Walk walk(module, *entry, rules, *collected);
   WarningList warnings(options.strict);
   StartCollector starts(module, *entry, report, walk, warnings);
   starts.collectEntrySignature();

@@ -7,6 +7,7 @@
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/SmallVector.h"
 
+#include <cstddef>
 #include <cstdint>
 #include <utility>
 
@@ -42,12 +43,17 @@ public:
       __builtin_prefetch(reinterpret_cast<const void *>(
           address + kOpsAhead * (address - previousOp)));
       previousOp = address;
+      depth = blocks.size();
       if (op->getNumRegions() != 0)
         enterRegions(op);
       return op;
     }
     return nullptr;
   }
+
+  /// How many blocks the op taken last is nested in, its own included: the
+  /// ops after an op in its block have its depth, the ops inside it more.
+  size_t getDepth() const { return depth; }
 
 private:
   void enterRegions(mlir::Operation *op) {
@@ -60,6 +66,7 @@ private:
   llvm::SmallVector<std::pair<mlir::Block::iterator, mlir::Block::iterator>, 8>
       blocks;
   intptr_t previousOp;
+  size_t depth = 0;
 };
 
 } // namespace hostoffload

@@ -2,8 +2,6 @@
 
 #include "Walk.h"
 
-#include "PreorderOps.h"
-
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/Support/Compiler.h"
 
@@ -13,75 +11,17 @@ using namespace mlir;
 
 namespace hostoffload {
 
-Walk::Walk(ModuleOp module, func::FuncOp entry, const OpRules &rules)
-    : module(module), entry(entry), rules(rules), symbolTable(module),
-      outputNodes(entry.getNumResults(), -1) {}
-
-void CallSites::add(Operation *call, StringAttr callee, Operation *function,
-                    bool hostCompute) {
-  // A cached entry stays valid: nothing else adds to its map in between.
-  if (callee != lastCallee) {
-    lastCallee = callee;
-    lastCalleeCalls = &byCallee[callee];
-  }
-  lastCalleeCalls->push_back({call, hostCompute});
-  if (!function)
-    return;
-  if (function != lastFunction) {
-    lastFunction = function;
-    auto [range, added] =
-        byFunction.try_emplace(function, functionCalls.size(), 0);
-    assert(added && "the calls of a function are added in a row");
-    (void)added;
-    lastFunctionRange = &range->second;
-  }
-  functionCalls.push_back({call, callee});
-  ++lastFunctionRange->second;
-}
-
-void Walk::collectOps() {
-  // Results and block arguments in the module: room reserved for nodes.
-  size_t valueCount = 0;
-  // Call sites, host compute calls aside: room reserved for `flowCalls`,
-  // which holds each at least once when every call site is reached.
-  size_t callSiteCount = 0;
-  // The function of the calls in the block the walk saw a call in last.
-  Block *lastCallBlock = nullptr;
-  Operation *lastCallFunction = nullptr;
-  PreorderOps ops(module);
-  while (Operation *op = ops.next()) {
-    valueCount += op->getNumResults();
-    for (Region &region : op->getRegions())
-      for (Block &block : region)
-        valueCount += block.getNumArguments();
-    if (rules.isCall(op)) {
-      FlatSymbolRefAttr callee = getCallee(op);
-      if (!callee)
-        continue;
-      if (op->getBlock() != lastCallBlock) {
-        lastCallBlock = op->getBlock();
-        lastCallFunction = op->getParentOfType<func::FuncOp>();
-      }
-      bool hostCompute = rules.isHostComputeCall(op);
-      callSites.add(op, callee.getAttr(), lastCallFunction, hostCompute);
-      if (!hostCompute)
-        ++callSiteCount;
-      continue;
-    }
-    if (rules.isCustomCall(op)) {
-      customCalls.push_back(op);
-      continue;
-    }
-    if (rules.isDynamicUpdateSlice(op) && op->getNumOperands() >= 2 &&
-        op->getNumResults() == 1)
-      dynamicUpdateSlices.push_back(op);
-  }
-  // Room for every value of the module at one index path: the vectors
-  // never copy themselves as they grow, and pages no node reaches stay
-  // untouched, so unused room costs no memory.
-  nodes.reserve(valueCount);
-  queue.reserve(valueCount);
-  flowCalls.reserve(callSiteCount);
+Walk::Walk(ModuleOp module, func::FuncOp entry, const OpRules &rules,
+           const ModuleOps &ops)
+    : module(module), entry(entry), rules(rules), symbolTable(module), ops(ops),
+      outputNodes(entry.getNumResults(), -1) {
+  // Room for every value of the module at one index path, and for every
+  // call site once (host compute calls aside): the vectors never copy
+  // themselves as they grow, and pages no node reaches stay untouched, so
+  // unused room costs no memory.
+  nodes.reserve(ops.getValueCount());
+  queue.reserve(ops.getValueCount());
+  flowCalls.reserve(ops.getCallSiteCount());
 }
 
 void Walk::addStart(Value value, unsigned startIndex) {
@@ -501,7 +441,7 @@ void Walk::markSlicesComputedInCallees() {
     if (!function)
       continue;
     llvm::ArrayRef<CallSites::Entry> calls =
-        callSites.of(function.getSymNameAttr());
+        getCallSites().of(function.getSymNameAttr());
     if (calls.empty())
       continue;
     for (unsigned origin : factsOf(id).origins) {

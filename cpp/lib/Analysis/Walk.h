@@ -25,6 +25,7 @@
 
 #include "Facts.h"
 #include "LargeArrayAllocator.h"
+#include "ModuleOps.h"
 #include "NodeTable.h"
 #include "OpRules.h"
 
@@ -55,81 +56,25 @@ struct HostComputeOps {
   mlir::Operation *firstNonCopy = nullptr;
 };
 
-/// The `func.call` ops of the module, indexed once by the walk for every part
-/// of the analysis that needs them (a module of a million ops is walked once).
-class CallSites {
-public:
-  /// A call site, and whether it is marked compute_on("device_host"): such a
-  /// call consumes host memory, and is no caller for the walk.
-  struct Entry {
-    mlir::Operation *call;
-    bool hostCompute;
-  };
-
-  /// Adds `call` of `callee`, inside `function` (null outside any). The
-  /// calls of a function are added in a row.
-  void add(mlir::Operation *call, mlir::StringAttr callee,
-           mlir::Operation *function, bool hostCompute);
-
-  /// The call sites of the function named `callee`, in program order.
-  llvm::ArrayRef<Entry> of(mlir::StringAttr callee) const {
-    auto it = byCallee.find(callee);
-    if (it == byCallee.end())
-      return {};
-    return it->second;
-  }
-
-  /// A call inside a function, and the function it calls.
-  struct Call {
-    mlir::Operation *call;
-    mlir::StringAttr callee;
-  };
-
-  /// The calls inside `function`, in program order.
-  llvm::ArrayRef<Call> in(mlir::Operation *function) const {
-    auto it = byFunction.find(function);
-    if (it == byFunction.end())
-      return {};
-    return llvm::ArrayRef(functionCalls)
-        .slice(it->second.first, it->second.second);
-  }
-
-private:
-  llvm::DenseMap<mlir::StringAttr, llvm::SmallVector<Entry, 1>> byCallee;
-  /// The calls of every function, those of each function in a row: a module
-  /// is walked a function at a time. By function, where its calls start in
-  /// `functionCalls` and how many there are.
-  std::vector<Call> functionCalls;
-  llvm::DenseMap<mlir::Operation *, std::pair<size_t, size_t>> byFunction;
-  /// The entries of the callee and of the function `add` saw last: calls in
-  /// a row are mostly in one function, and mostly to one callee.
-  mlir::StringAttr lastCallee;
-  llvm::SmallVector<Entry, 1> *lastCalleeCalls = nullptr;
-  mlir::Operation *lastFunction = nullptr;
-  std::pair<size_t, size_t> *lastFunctionRange = nullptr;
-};
-
 class Walk {
 public:
-  Walk(mlir::ModuleOp module, mlir::func::FuncOp entry, const OpRules &rules);
+  /// A walk of `module`, whose ops the analysis looks up are `ops`; room is
+  /// made for every value of the module at once.
+  Walk(mlir::ModuleOp module, mlir::func::FuncOp entry, const OpRules &rules,
+       const ModuleOps &ops);
   Walk(const Walk &) = delete;
   Walk &operator=(const Walk &) = delete;
 
-  /// Indexes the call sites of the module, collects its custom calls and
-  /// writes into buffers, and makes room for every value of the module, in
-  /// one walk. Called once, before any start is added.
-  void collectOps();
-
   /// The custom calls of the module, in program order.
   llvm::ArrayRef<mlir::Operation *> getCustomCalls() const {
-    return customCalls;
+    return ops.getCustomCalls();
   }
   /// The `stablehlo.dynamic_update_slice` ops of the module with a buffer, an
   /// update and one result, in program order.
   llvm::ArrayRef<mlir::Operation *> getDynamicUpdateSlices() const {
-    return dynamicUpdateSlices;
+    return ops.getDynamicUpdateSlices();
   }
-  const CallSites &getCallSites() const { return callSites; }
+  const CallSites &getCallSites() const { return ops.getCallSites(); }
   /// The function named `name`, if the module has one.
   mlir::func::FuncOp lookupFunction(mlir::StringAttr name) const {
     return symbolTable.lookup<mlir::func::FuncOp>(name);
@@ -268,6 +213,7 @@ private:
   mlir::func::FuncOp entry;
   const OpRules &rules;
   mlir::SymbolTable symbolTable;
+  const ModuleOps &ops;
   FactTable factTable;
   PathTable paths;
   NodeTable nodes;
@@ -280,9 +226,6 @@ private:
   const void *lastUserName = nullptr;
   OpRules::Rule lastUserRule = nullptr;
 
-  CallSites callSites;
-  llvm::SmallVector<mlir::Operation *> customCalls;
-  llvm::SmallVector<mlir::Operation *> dynamicUpdateSlices;
   /// The callee the walk entered last, and its body (null if it has none).
   mlir::StringAttr lastCallee;
   mlir::Block *lastCalleeBody = nullptr;

@@ -126,7 +126,7 @@ void Walk::propagateOutOfFunction(unsigned id, Operation *terminator,
   }
   if (!facts.global)
     return;
-  for (auto [call, hostCompute] : callSites.of(function.getSymNameAttr()))
+  for (auto [call, hostCompute] : getCallSites().of(function.getSymNameAttr()))
     if (!hostCompute)
       reachResult(call, operand, pathId, id, StepKind::OutOfCallee);
 }

@@ -8,6 +8,7 @@
 #include "hostoffload/Passes.h"
 
 #include "../Analysis/LargeArrayAllocator.h"
+#include "../Analysis/ModuleOps.h"
 
 #include "mlir/CAPI/IR.h"
 #include "mlir/CAPI/Support.h"
@@ -19,6 +20,7 @@
 
 #include <cassert>
 #include <cstddef>
+#include <optional>
 #include <type_traits>
 #include <vector>
 
@@ -464,10 +466,14 @@ static Analysis analyze(MlirOperation module, MlirStringRef entry, bool strict,
   // A module object of Python may have changed since it was last verified,
   // and the analysis relies on the verifier (one attribute dictionary per
   // result, return operands matching the results, ...).
-  if (verified || succeeded(hostoffload::verifyModule(moduleOp)))
+  // The verifier's walk, when it runs, finds the ops the analysis looks up.
+  std::optional<hostoffload::ModuleOps> collected;
+  if (verified || succeeded(hostoffload::verifyModule(moduleOp, &collected)))
     analysis.report = hostoffload::analyzeHostOffload(
-        moduleOp, hostoffload::HostOffloadOptions{unwrap(entry).str(), strict,
-                                                  allowH2hCopy});
+        moduleOp,
+        hostoffload::HostOffloadOptions{unwrap(entry).str(), strict,
+                                        allowH2hCopy},
+        {}, collected ? &*collected : nullptr);
   analysis.errors = std::move(collector.errors);
   return analysis;
 }

@@ -1,0 +1,73 @@
+//===- ModuleOps.cpp - the ops the analysis starts from -------------------===//
+
+#include "ModuleOps.h"
+
+#include "PreorderOps.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+
+#include <cassert>
+
+using namespace mlir;
+
+namespace hostoffload {
+
+void CallSites::add(Operation *call, StringAttr callee, Operation *function,
+                    bool hostCompute) {
+  // A cached entry stays valid: nothing else adds to its map in between.
+  if (callee != lastCallee) {
+    lastCallee = callee;
+    lastCalleeCalls = &byCallee[callee];
+  }
+  lastCalleeCalls->push_back({call, hostCompute});
+  if (!function)
+    return;
+  if (function != lastFunction) {
+    lastFunction = function;
+    auto [range, added] =
+        byFunction.try_emplace(function, functionCalls.size(), 0);
+    assert(added && "the calls of a function are added in a row");
+    (void)added;
+    lastFunctionRange = &range->second;
+  }
+  functionCalls.push_back({call, callee});
+  ++lastFunctionRange->second;
+}
+
+ModuleOps ModuleOps::collect(Operation *root, const OpRules &rules) {
+  ModuleOps ops;
+  PreorderOps preorder(root);
+  while (Operation *op = preorder.next())
+    ops.add(op, rules);
+  return ops;
+}
+
+void ModuleOps::add(Operation *op, const OpRules &rules) {
+  valueCount += op->getNumResults();
+  for (Region &region : op->getRegions())
+    for (Block &block : region)
+      valueCount += block.getNumArguments();
+  if (rules.isCall(op)) {
+    FlatSymbolRefAttr callee = getCallee(op);
+    if (!callee)
+      return;
+    if (op->getBlock() != lastCallBlock) {
+      lastCallBlock = op->getBlock();
+      lastCallFunction = op->getParentOfType<func::FuncOp>();
+    }
+    bool hostCompute = rules.isHostComputeCall(op);
+    callSites.add(op, callee.getAttr(), lastCallFunction, hostCompute);
+    if (!hostCompute)
+      ++callSiteCount;
+    return;
+  }
+  if (rules.isCustomCall(op)) {
+    customCalls.push_back(op);
+    return;
+  }
+  if (rules.isDynamicUpdateSlice(op) && op->getNumOperands() >= 2 &&
+      op->getNumResults() == 1)
+    dynamicUpdateSlices.push_back(op);
+}
+
+} // namespace hostoffload

@@ -1,0 +1,125 @@
+//===- ModuleOps.h - the ops the analysis starts from -----------*- C++ -*-===//
+//
+// One walk of the module finds what every part of the analysis looks up: the
+// call sites, the custom calls, the writes into buffers, and how many values
+// the walk may reach. A million-op module is not in the caches after its
+// parse, so each walk of it waits for its memory: the verifier's walk for
+// symbol uses, which comes right before the analysis, collects these too
+// (hostoffload/ModuleVerifier.h), and the analysis walks the module itself
+// only when no such walk saw it as it is.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef HOSTOFFLOAD_LIB_ANALYSIS_MODULEOPS_H
+#define HOSTOFFLOAD_LIB_ANALYSIS_MODULEOPS_H
+
+#include "OpRules.h"
+
+#include "mlir/IR/BuiltinAttributes.h"
+#include "mlir/IR/Operation.h"
+#include "llvm/ADT/ArrayRef.h"
+#include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/SmallVector.h"
+
+#include <cstddef>
+#include <utility>
+#include <vector>
+
+namespace hostoffload {
+
+/// The `func.call` ops of the module, indexed by callee and by the function
+/// they are in.
+class CallSites {
+public:
+  /// A call site, and whether it is marked compute_on("device_host"): such a
+  /// call consumes host memory, and is no caller for the walk.
+  struct Entry {
+    mlir::Operation *call;
+    bool hostCompute;
+  };
+
+  /// Adds `call` of `callee`, inside `function` (null outside any). The
+  /// calls of a function are added in a row.
+  void add(mlir::Operation *call, mlir::StringAttr callee,
+           mlir::Operation *function, bool hostCompute);
+
+  /// The call sites of the function named `callee`, in program order.
+  llvm::ArrayRef<Entry> of(mlir::StringAttr callee) const {
+    auto it = byCallee.find(callee);
+    if (it == byCallee.end())
+      return {};
+    return it->second;
+  }
+
+  /// A call inside a function, and the function it calls.
+  struct Call {
+    mlir::Operation *call;
+    mlir::StringAttr callee;
+  };
+
+  /// The calls inside `function`, in program order.
+  llvm::ArrayRef<Call> in(mlir::Operation *function) const {
+    auto it = byFunction.find(function);
+    if (it == byFunction.end())
+      return {};
+    return llvm::ArrayRef(functionCalls)
+        .slice(it->second.first, it->second.second);
+  }
+
+private:
+  llvm::DenseMap<mlir::StringAttr, llvm::SmallVector<Entry, 1>> byCallee;
+  /// The calls of every function, those of each function in a row: a module
+  /// is walked a function at a time. By function, where its calls start in
+  /// `functionCalls` and how many there are.
+  std::vector<Call> functionCalls;
+  llvm::DenseMap<mlir::Operation *, std::pair<size_t, size_t>> byFunction;
+  /// The entries of the callee and of the function `add` saw last: calls in
+  /// a row are mostly in one function, and mostly to one callee.
+  mlir::StringAttr lastCallee;
+  llvm::SmallVector<Entry, 1> *lastCalleeCalls = nullptr;
+  mlir::Operation *lastFunction = nullptr;
+  std::pair<size_t, size_t> *lastFunctionRange = nullptr;
+};
+
+/// The ops of a module the analysis looks up, each list in program order,
+/// and the counts it sizes its tables by. Valid while the module stays as it
+/// was when they were collected.
+class ModuleOps {
+public:
+  /// Walks `root` (a module) in program order, adding every op nested in it.
+  static ModuleOps collect(mlir::Operation *root, const OpRules &rules);
+
+  /// Adds `op`: the ops nested in the module are added once each, in
+  /// program order (the pre-order of Operation::walk), with `rules` of the
+  /// module's context.
+  void add(mlir::Operation *op, const OpRules &rules);
+
+  const CallSites &getCallSites() const { return callSites; }
+  /// The custom calls of the module.
+  llvm::ArrayRef<mlir::Operation *> getCustomCalls() const {
+    return customCalls;
+  }
+  /// The `stablehlo.dynamic_update_slice` ops of the module with a buffer, an
+  /// update and one result.
+  llvm::ArrayRef<mlir::Operation *> getDynamicUpdateSlices() const {
+    return dynamicUpdateSlices;
+  }
+  /// The results and block arguments of the module.
+  size_t getValueCount() const { return valueCount; }
+  /// The call sites, host compute calls aside.
+  size_t getCallSiteCount() const { return callSiteCount; }
+
+private:
+  CallSites callSites;
+  llvm::SmallVector<mlir::Operation *> customCalls;
+  llvm::SmallVector<mlir::Operation *> dynamicUpdateSlices;
+  size_t valueCount = 0;
+  size_t callSiteCount = 0;
+  /// The function of the calls in the block a call was added from last.
+  mlir::Block *lastCallBlock = nullptr;
+  mlir::Operation *lastCallFunction = nullptr;
+};
+
+} // namespace hostoffload
+
+#endif // HOSTOFFLOAD_LIB_ANALYSIS_MODULEOPS_H
