@@ -43,21 +43,27 @@ namespace {
 /// `scope`. MLIR's collection finds the nearest symbol table by climbing from
 /// the user and stops at an unregistered op with a region; this one skips such
 /// ops, which have no traits and so are not symbol tables to MLIR either.
+/// The symbols of `scope` itself are those the verifier found in its body.
 class RegisteredSymbolTables : public SymbolTableCollection {
 public:
-  explicit RegisteredSymbolTables(Operation *scope) : scope(scope) {}
+  RegisteredSymbolTables(Operation *scope, const ModuleOps::Symbols &symbols)
+      : scope(scope), scopeSymbols(symbols) {}
 
   using SymbolTableCollection::lookupNearestSymbolFrom;
 
   Operation *lookupNearestSymbolFrom(Operation *from,
                                      StringAttr symbol) override {
     Operation *table = getNearestSymbolTable(from);
+    if (table == scope)
+      return scopeSymbols.lookup(symbol);
     return table ? lookupSymbolIn(table, symbol) : nullptr;
   }
 
   Operation *lookupNearestSymbolFrom(Operation *from,
                                      SymbolRefAttr symbol) override {
     Operation *table = getNearestSymbolTable(from);
+    if (table == scope && symbol.getNestedReferences().empty())
+      return scopeSymbols.lookup(symbol.getRootReference());
     return table ? lookupSymbolIn(table, symbol) : nullptr;
   }
 
@@ -80,6 +86,7 @@ private:
   }
 
   Operation *scope;
+  const ModuleOps::Symbols &scopeSymbols;
   Operation *user = nullptr;
 };
 
@@ -135,9 +142,10 @@ LogicalResult verifyOpItself(Operation *op) {
 /// what a use reports is held back here; fails, emitting nothing, if any use
 /// fails, and the caller checks the uses again in MLIR's order.
 LogicalResult verifySymbolUsesCollecting(Operation *table,
+                                         const ModuleOps::Symbols &symbols,
                                          ModuleOps &collected) {
   OpRules rules(table->getContext());
-  RegisteredSymbolTables symbolTables(table);
+  RegisteredSymbolTables symbolTables(table, symbols);
   llvm::SmallVector<Diagnostic> held;
   bool usesVerified = true;
   {
@@ -182,23 +190,26 @@ LogicalResult verifySymbolTableOf(Operation *table, ModuleOps *collected) {
     return table->emitOpError()
            << "Operations with a 'SymbolTable' must have exactly one block";
 
-  llvm::DenseMap<Attribute, Location> firstDefinitions;
+  ModuleOps::Symbols symbols;
   for (Operation &op : table->getRegion(0).front()) {
     auto name = op.getAttrOfType<StringAttr>(SymbolTable::getSymbolAttrName());
     if (!name)
       continue;
-    auto [first, inserted] = firstDefinitions.try_emplace(name, op.getLoc());
+    auto [first, inserted] = symbols.try_emplace(name, &op);
     if (!inserted)
       return op.emitError()
           .append("redefinition of symbol named '", name.getValue(), "'")
-          .attachNote(first->second)
+          .attachNote(first->second->getLoc())
           .append("see existing symbol definition here");
   }
 
-  if (collected && succeeded(verifySymbolUsesCollecting(table, *collected)))
+  if (collected &&
+      succeeded(verifySymbolUsesCollecting(table, symbols, *collected))) {
+    collected->setSymbols(std::move(symbols));
     return success();
+  }
   // MLIR's order of the uses, for MLIR's first error.
-  RegisteredSymbolTables symbolTables(table);
+  RegisteredSymbolTables symbolTables(table, symbols);
   llvm::SmallVector<Region *> pending{&table->getRegion(0)};
   while (!pending.empty()) {
     for (Operation &op : pending.pop_back_val()->getOps()) {

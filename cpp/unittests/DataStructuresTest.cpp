@@ -502,6 +502,18 @@ void testVerifierCollects() {
           ("the same call sites of @" + name).str());
   }
   check(calleesSeen == 3, "calls of @f, @g and @h were collected");
+  for (llvm::StringRef name : {"main", "f", "g"}) {
+    func::FuncOp function =
+        collected->lookupFunction(StringAttr::get(&context, name));
+    check(function && function->getParentOp() == module->getOperation() &&
+              function == walked.lookupFunction(function.getSymNameAttr()),
+          ("both find the module's own @" + name).str());
+  }
+  for (llvm::StringRef name : {"h", "inner", "missing"})
+    check(
+        !collected->lookupFunction(StringAttr::get(&context, name)) &&
+            !walked.lookupFunction(StringAttr::get(&context, name)),
+        ("neither finds a function @" + name + " in the module's body").str());
   unsigned functions = 0;
   module->walk([&](func::FuncOp function) {
     ++functions;

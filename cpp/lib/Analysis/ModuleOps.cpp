@@ -5,6 +5,7 @@
 #include "PreorderOps.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/SymbolTable.h"
 
 #include <cassert>
 
@@ -36,6 +37,10 @@ void CallSites::add(Operation *call, StringAttr callee, Operation *function,
 
 ModuleOps ModuleOps::collect(Operation *root, const OpRules &rules) {
   ModuleOps ops;
+  for (Operation &op : root->getRegion(0).front())
+    if (auto name =
+            op.getAttrOfType<StringAttr>(SymbolTable::getSymbolAttrName()))
+      ops.symbols.try_emplace(name, &op);
   PreorderOps preorder(root);
   while (Operation *op = preorder.next())
     ops.add(op, rules);

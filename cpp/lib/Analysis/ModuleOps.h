@@ -1,12 +1,12 @@
 //===- ModuleOps.h - the ops the analysis starts from -----------*- C++ -*-===//
 //
 // One walk of the module finds what every part of the analysis looks up: the
-// call sites, the custom calls, the writes into buffers, and how many values
-// the walk may reach. A million-op module is not in the caches after its
-// parse, so each walk of it waits for its memory: the verifier's walk for
-// symbol uses, which comes right before the analysis, collects these too
-// (hostoffload/ModuleVerifier.h), and the analysis walks the module itself
-// only when no such walk saw it as it is.
+// functions by name, the call sites, the custom calls, the writes into
+// buffers, and how many values the walk may reach. A million-op module is not
+// in the caches after its parse, so each walk of it waits for its memory: the
+// verifier's walk for symbol uses, which comes right before the analysis,
+// collects these too (hostoffload/ModuleVerifier.h), and the analysis walks the
+// module itself only when no such walk saw it as it is.
 //
 //===----------------------------------------------------------------------===//
 
@@ -15,6 +15,7 @@
 
 #include "OpRules.h"
 
+#include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/BuiltinAttributes.h"
 #include "mlir/IR/Operation.h"
 #include "llvm/ADT/ArrayRef.h"
@@ -82,17 +83,30 @@ private:
 };
 
 /// The ops of a module the analysis looks up, each list in program order,
-/// and the counts it sizes its tables by. Valid while the module stays as it
-/// was when they were collected.
+/// the symbols of its body, and the counts it sizes its tables by. Valid
+/// while the module stays as it was when they were collected.
 class ModuleOps {
 public:
-  /// Walks `root` (a module) in program order, adding every op nested in it.
+  /// The ops of a symbol table's body that have a symbol name, by name: what
+  /// mlir::SymbolTable holds, in a table that the verifier, which looks for
+  /// a name defined twice, fills on its way.
+  using Symbols = llvm::DenseMap<mlir::StringAttr, mlir::Operation *>;
+
+  /// Walks `root` (a module) in program order, adding every op nested in it,
+  /// and finds the symbols of its body.
   static ModuleOps collect(mlir::Operation *root, const OpRules &rules);
 
   /// Adds `op`: the ops nested in the module are added once each, in
   /// program order (the pre-order of Operation::walk), with `rules` of the
   /// module's context.
   void add(mlir::Operation *op, const OpRules &rules);
+
+  /// Takes the symbols of the module's body, found by the caller.
+  void setSymbols(Symbols found) { symbols = std::move(found); }
+  /// The function of the module's body named `name`, if there is one.
+  mlir::func::FuncOp lookupFunction(mlir::StringAttr name) const {
+    return llvm::dyn_cast_or_null<mlir::func::FuncOp>(symbols.lookup(name));
+  }
 
   const CallSites &getCallSites() const { return callSites; }
   /// The custom calls of the module.
@@ -110,6 +124,7 @@ public:
   size_t getCallSiteCount() const { return callSiteCount; }
 
 private:
+  Symbols symbols;
   CallSites callSites;
   llvm::SmallVector<mlir::Operation *> customCalls;
   llvm::SmallVector<mlir::Operation *> dynamicUpdateSlices;

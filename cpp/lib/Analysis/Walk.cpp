@@ -13,7 +13,7 @@ namespace hostoffload {
 
 Walk::Walk(ModuleOp module, func::FuncOp entry, const OpRules &rules,
            const ModuleOps &ops)
-    : module(module), entry(entry), rules(rules), symbolTable(module), ops(ops),
+    : module(module), entry(entry), rules(rules), ops(ops),
       outputNodes(entry.getNumResults(), -1) {
   // Room for every value of the module at one index path, and for every
   // call site once (host compute calls aside): the vectors never copy

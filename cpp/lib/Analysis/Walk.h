@@ -31,7 +31,6 @@
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/BuiltinOps.h"
-#include "mlir/IR/SymbolTable.h"
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/DenseSet.h"
 #include "llvm/ADT/MapVector.h"
@@ -77,7 +76,7 @@ public:
   const CallSites &getCallSites() const { return ops.getCallSites(); }
   /// The function named `name`, if the module has one.
   mlir::func::FuncOp lookupFunction(mlir::StringAttr name) const {
-    return symbolTable.lookup<mlir::func::FuncOp>(name);
+    return ops.lookupFunction(name);
   }
 
   /// Calls `visitUser` with the user of each use of `value`, from the last
@@ -212,7 +211,6 @@ private:
   mlir::ModuleOp module;
   mlir::func::FuncOp entry;
   const OpRules &rules;
-  mlir::SymbolTable symbolTable;
   const ModuleOps &ops;
   FactTable factTable;
   PathTable paths;

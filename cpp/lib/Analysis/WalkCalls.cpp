@@ -24,7 +24,7 @@ void Walk::propagateIntoCallee(unsigned id, Operation *call, unsigned operand) {
   // Call sites in a row mostly call one function (a scan body, a layer).
   if (callee.getAttr() != lastCallee) {
     lastCallee = callee.getAttr();
-    auto function = symbolTable.lookup<func::FuncOp>(lastCallee);
+    func::FuncOp function = lookupFunction(lastCallee);
     lastCalleeBody =
         function && !function.isExternal() ? &function.front() : nullptr;
   }
