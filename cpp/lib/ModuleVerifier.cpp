@@ -162,11 +162,16 @@ LogicalResult verifySymbolUsesCollecting(Operation *table,
       size_t depth = ops.getDepth();
       while (!nestedTables.empty() && depth <= nestedTables.back())
         nestedTables.pop_back();
-      if (!nestedTables.empty() || !usesVerified)
+      if (!nestedTables.empty())
         continue;
       if (auto user = llvm::dyn_cast<SymbolUserOpInterface>(op)) {
         symbolTables.setUser(op);
-        usesVerified = succeeded(user.verifySymbolUses(symbolTables));
+        // The uses are checked again in MLIR's order, and what was
+        // collected is dropped.
+        if (failed(user.verifySymbolUses(symbolTables))) {
+          usesVerified = false;
+          break;
+        }
       }
       if (op->hasTrait<OpTrait::SymbolTable>())
         nestedTables.push_back(depth);
@@ -190,17 +195,15 @@ LogicalResult verifySymbolTableOf(Operation *table, ModuleOps *collected) {
     return table->emitOpError()
            << "Operations with a 'SymbolTable' must have exactly one block";
 
-  ModuleOps::Symbols symbols;
-  for (Operation &op : table->getRegion(0).front()) {
-    auto name = op.getAttrOfType<StringAttr>(SymbolTable::getSymbolAttrName());
-    if (!name)
-      continue;
-    auto [first, inserted] = symbols.try_emplace(name, &op);
-    if (!inserted)
-      return op.emitError()
-          .append("redefinition of symbol named '", name.getValue(), "'")
-          .attachNote(first->second->getLoc())
-          .append("see existing symbol definition here");
+  Operation *redefined;
+  ModuleOps::Symbols symbols = ModuleOps::findSymbols(table, redefined);
+  if (redefined) {
+    auto name =
+        redefined->getAttrOfType<StringAttr>(SymbolTable::getSymbolAttrName());
+    return redefined->emitError()
+        .append("redefinition of symbol named '", name.getValue(), "'")
+        .attachNote(symbols.lookup(name)->getLoc())
+        .append("see existing symbol definition here");
   }
 
   if (collected &&

@@ -35,12 +35,26 @@ void CallSites::add(Operation *call, StringAttr callee, Operation *function,
   ++lastFunctionRange->second;
 }
 
+ModuleOps::Symbols ModuleOps::findSymbols(Operation *table,
+                                          Operation *&redefined) {
+  Symbols symbols;
+  redefined = nullptr;
+  for (Operation &op : table->getRegion(0).front()) {
+    auto name = op.getAttrOfType<StringAttr>(SymbolTable::getSymbolAttrName());
+    if (name && !symbols.try_emplace(name, &op).second) {
+      redefined = &op;
+      break;
+    }
+  }
+  return symbols;
+}
+
 ModuleOps ModuleOps::collect(Operation *root, const OpRules &rules) {
   ModuleOps ops;
-  for (Operation &op : root->getRegion(0).front())
-    if (auto name =
-            op.getAttrOfType<StringAttr>(SymbolTable::getSymbolAttrName()))
-      ops.symbols.try_emplace(name, &op);
+  Operation *redefined;
+  ops.symbols = findSymbols(root, redefined);
+  assert(!redefined && "a verified module defines each symbol once");
+  (void)redefined;
   PreorderOps preorder(root);
   while (Operation *op = preorder.next())
     ops.add(op, rules);

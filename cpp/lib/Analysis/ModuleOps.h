@@ -92,6 +92,12 @@ public:
   /// a name defined twice, fills on its way.
   using Symbols = llvm::DenseMap<mlir::StringAttr, mlir::Operation *>;
 
+  /// The symbols of the body of `table` (a symbol table op), up to the first
+  /// op whose name an op before it has: that op is `redefined`, null if
+  /// there is none.
+  static Symbols findSymbols(mlir::Operation *table,
+                             mlir::Operation *&redefined);
+
   /// Walks `root` (a module) in program order, adding every op nested in it,
   /// and finds the symbols of its body.
   static ModuleOps collect(mlir::Operation *root, const OpRules &rules);

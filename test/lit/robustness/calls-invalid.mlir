@@ -45,3 +45,23 @@ func.func @main(%arg0: tensor<4xf32> {mhlo.memory_kind = "pinned_host"}) -> tens
   %0 = "func.call"(%arg0) <{callee = "f"}> : (tensor<4xf32>) -> tensor<4xf32>
   return %0 : tensor<4xf32>
 }
+
+// -----
+
+// A callee defined twice: the error is at the second definition, with a note
+// at the first.
+
+// CHECK: calls-invalid.mlir:[[@LINE+11]]:1: error: redefinition of symbol named 'f'
+// CHECK: calls-invalid.mlir:[[@LINE+6]]:1: note: see existing symbol definition here
+func.func @main(%arg0: tensor<4xf32> {mhlo.memory_kind = "pinned_host"}) -> tensor<4xf32> {
+  %0 = call @f(%arg0) : (tensor<4xf32>) -> tensor<4xf32>
+  return %0 : tensor<4xf32>
+}
+// expected-note @below {{see existing symbol definition here}}
+func.func private @f(%arg0: tensor<4xf32>) -> tensor<4xf32> {
+  return %arg0 : tensor<4xf32>
+}
+// expected-error @below {{redefinition of symbol named 'f'}}
+func.func private @f(%arg0: tensor<4xf32>) -> tensor<4xf32> {
+  return %arg0 : tensor<4xf32>
+}
