@@ -217,6 +217,24 @@ void testFactInterning() {
         "facts made again the same way get the same id");
   check(table.intoCallee(ids[2], 1) != entered,
         "facts with an item in another list are other facts");
+  // Each operation keeps its last answer apart from its table: asked in
+  // turns and in a row, every question still gets its own answer.
+  bool sameAnswers = true;
+  for (unsigned round = 0; round < 3; ++round)
+    for (unsigned start = 0; start < 4; ++start)
+      for (unsigned repeat = 0; repeat < 2; ++repeat) {
+        sameAnswers &= table.get(table.intoCallee(ids[start], round)).starts ==
+                       llvm::SmallVector<unsigned, 2>{start};
+        sameAnswers &=
+            table.get(table.intoCallee(ids[start], round)).origins.front() ==
+            round;
+        unsigned other = (start + 1 + round) % 4;
+        sameAnswers &=
+            sorted(table.get(table.merge(ids[start], ids[other])).starts) ==
+            sorted(std::vector<unsigned>{start, other});
+      }
+  check(sameAnswers, "an answer kept from the question before is never "
+                     "given to another question");
 }
 
 void testNodeTable(MLIRContext &context) {

@@ -22,7 +22,7 @@ namespace {
 /// A function on the search's stack, with its call sites (the first to each
 /// callee) and how many of them the search has followed.
 struct Frame {
-  func::FuncOp function;
+  Operation *function;
   llvm::SmallVector<CallSites::Call> calls;
   size_t next = 0;
 };
@@ -32,14 +32,14 @@ struct Frame {
 /// would be an allocation for each of thousands of functions.
 using LastFrames = llvm::DenseMap<Attribute, size_t>;
 
-Frame enter(func::FuncOp function, const CallSites &callSites,
+Frame enter(Operation *function, llvm::ArrayRef<CallSites::Call> calls,
             LastFrames &lastFrames, size_t frameNumber) {
   Frame frame{function, {}};
   // Calls in a row mostly call one function (the layers of a model, the
   // steps of an unrolled loop): a repeat of the call before is skipped
   // without a lookup.
   StringAttr previousCallee;
-  for (auto [call, callee] : callSites.in(function)) {
+  for (auto [call, callee] : calls) {
     if (callee == previousCallee)
       continue;
     previousCallee = callee;
@@ -53,8 +53,8 @@ Frame enter(func::FuncOp function, const CallSites &callSites,
 }
 
 /// The name of `function` as calls spell it: `@f`.
-std::string calleeName(func::FuncOp function) {
-  return ("@" + function.getSymName()).str();
+std::string calleeName(Operation *function) {
+  return ("@" + llvm::cast<func::FuncOp>(function).getSymName()).str();
 }
 
 Finding cycleFinding(Operation *call, llvm::ArrayRef<Frame> cycle) {
@@ -89,7 +89,8 @@ void reportCallCycles(func::FuncOp entry, const Walk &walk,
   LastFrames lastFrames;
   size_t framesEntered = 0;
   positions[entry] = 0;
-  stack.push_back(enter(entry, callSites, lastFrames, framesEntered++));
+  stack.push_back(
+      enter(entry, callSites.in(entry), lastFrames, framesEntered++));
   while (!stack.empty()) {
     Frame &top = stack.back();
     if (top.next == top.calls.size()) {
@@ -98,13 +99,18 @@ void reportCallCycles(func::FuncOp entry, const Walk &walk,
       continue;
     }
     auto [call, calleeSymbol] = top.calls[top.next++];
-    func::FuncOp callee = walk.lookupFunction(calleeSymbol);
-    if (!callee || callee.isExternal())
+    // Only a function with calls in its body (all CallSites indexes by
+    // function) can be on a cycle. Telling that from the index, without
+    // reading the callee's op, saves a wait for memory per function of a
+    // large module, whose ops are no longer in the caches.
+    Operation *callee = walk.lookupSymbol(calleeSymbol);
+    llvm::ArrayRef<CallSites::Call> calleeCalls = callSites.in(callee);
+    if (calleeCalls.empty())
       continue;
     auto [it, inserted] =
         positions.try_emplace(callee, static_cast<int>(stack.size()));
     if (inserted) {
-      stack.push_back(enter(callee, callSites, lastFrames, framesEntered++));
+      stack.push_back(enter(callee, calleeCalls, lastFrames, framesEntered++));
       continue;
     }
     if (it->second >= 0)

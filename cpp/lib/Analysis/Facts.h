@@ -119,17 +119,27 @@ private:
   unsigned mergeDistinct(unsigned into, unsigned from);
   unsigned makeUnconditional(unsigned from);
 
-  using Cache = llvm::DenseMap<std::pair<unsigned, unsigned>, unsigned>;
+  /// The results of one operation, by its operands. Uses in a row mostly ask
+  /// the same (the call sites of one callee, the ops of a chain), so the
+  /// last answer is kept apart from the table.
+  struct Cache {
+    llvm::DenseMap<std::pair<unsigned, unsigned>, unsigned> results;
+    std::pair<unsigned, unsigned> lastKey{~0u, ~0u};
+    unsigned lastResult = 0;
+  };
 
   template <typename MakeFacts>
   unsigned cached(Cache &cache, std::pair<unsigned, unsigned> key,
                   MakeFacts makeFacts) {
-    auto it = cache.find(key);
-    if (it != cache.end())
-      return it->second;
+    if (key == cache.lastKey)
+      return cache.lastResult;
+    cache.lastKey = key;
+    auto it = cache.results.find(key);
+    if (it != cache.results.end())
+      return cache.lastResult = it->second;
     unsigned id = intern(makeFacts());
-    cache[key] = id;
-    return id;
+    cache.results[key] = id;
+    return cache.lastResult = id;
   }
 
   unsigned intern(Facts value);

@@ -58,7 +58,8 @@ public:
     mlir::StringAttr callee;
   };
 
-  /// The calls inside `function`, in program order.
+  /// The calls inside `function`, in program order: none if it is no
+  /// func.func, or null.
   llvm::ArrayRef<Call> in(mlir::Operation *function) const {
     auto it = byFunction.find(function);
     if (it == byFunction.end())
@@ -109,9 +110,14 @@ public:
 
   /// Takes the symbols of the module's body, found by the caller.
   void setSymbols(Symbols found) { symbols = std::move(found); }
+  /// The op of the module's body named `name`, null if there is none. Reads
+  /// nothing of the op itself.
+  mlir::Operation *lookupSymbol(mlir::StringAttr name) const {
+    return symbols.lookup(name);
+  }
   /// The function of the module's body named `name`, if there is one.
   mlir::func::FuncOp lookupFunction(mlir::StringAttr name) const {
-    return llvm::dyn_cast_or_null<mlir::func::FuncOp>(symbols.lookup(name));
+    return llvm::dyn_cast_or_null<mlir::func::FuncOp>(lookupSymbol(name));
   }
 
   const CallSites &getCallSites() const { return callSites; }

@@ -281,7 +281,8 @@ OpRules::OpRules(MLIRContext *context)
       dynamicUpdateSlice(
           StringAttr::get(context, names::kDynamicUpdateSliceOp)),
       mhloCopy(StringAttr::get(context, names::kMhloCopyOp)),
-      frontendAttrs(StringAttr::get(context, names::kFrontendAttrs)) {
+      frontendAttrs(StringAttr::get(context, names::kFrontendAttrs)),
+      emptyDictionary(DictionaryAttr::get(context)) {
   for (const OpRuleEntry &entry : kOpRules)
     rules[StringAttr::get(context, entry.op)] = entry.rule;
 }
@@ -305,6 +306,10 @@ UseRule OpRules::classifyYield(Operation *terminator) const {
 }
 
 bool OpRules::isHostComputeCall(Operation *call) const {
+  // Most calls have no discardable attributes, whose dictionary is then the
+  // context's one empty dictionary.
+  if (call->getRawDictionaryAttrs() == emptyDictionary)
+    return false;
   auto frontendAttrs = llvm::dyn_cast_or_null<DictionaryAttr>(
       call->getDiscardableAttr(this->frontendAttrs));
   if (!frontendAttrs)

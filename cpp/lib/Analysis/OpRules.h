@@ -203,6 +203,8 @@ private:
   /// Not an op: the attribute read on every call site, looked up by
   /// pointer.
   mlir::StringAttr frontendAttrs;
+  /// The context's empty dictionary, which ops without attributes hold.
+  mlir::DictionaryAttr emptyDictionary;
 };
 
 } // namespace hostoffload

@@ -211,6 +211,24 @@ void Walk::visitStartUsers(Value value,
   }
 }
 
+/// The use after `use` in its value's use list (the use before it in program
+/// order), null at the end.
+static OpOperand *getNextInUseList(OpOperand *use) {
+  return static_cast<OpOperand *>(use->getNextOperandUsingThisValue());
+}
+
+/// The head of the use list of `value` (its last use in program order) when
+/// the value has one or two uses; null otherwise.
+static OpOperand *getLastOfFewUses(Value value) {
+  if (value.use_empty())
+    return nullptr;
+  OpOperand *last = &*value.use_begin();
+  OpOperand *before = getNextInUseList(last);
+  if (before && getNextInUseList(before))
+    return nullptr;
+  return last;
+}
+
 void Walk::propagate(unsigned id) {
   // Visiting uses in program order makes paths and "first" ops the ones a
   // reader meets first. A start's uses may have been gathered already.
@@ -219,8 +237,21 @@ void Walk::propagate(unsigned id) {
   const Node &node = nodes[id];
   auto known = node.step == StepKind::Start ? startUses.find(node.value)
                                             : startUses.end();
+  Operation *computedBy = nullptr;
   if (known != startUses.end()) {
     uses = known->second;
+  } else if (OpOperand *last = getLastOfFewUses(node.value)) {
+    // Most values have one use (a call's result) or two (`x * x`): these
+    // are taken without gathering a list.
+    if (OpOperand *before = getNextInUseList(last)) {
+      prefetchNextOp(before->getOwner(), nodes);
+      propagateThroughUse(id, before->getOwner(), before->getOperandNumber(),
+                          computedBy);
+    }
+    prefetchNextOp(last->getOwner(), nodes);
+    propagateThroughUse(id, last->getOwner(), last->getOperandNumber(),
+                        computedBy);
+    return;
   } else {
     appendUsesInOrder(node.value, gathered);
     uses = gathered;
@@ -229,7 +260,6 @@ void Walk::propagate(unsigned id) {
   // uses ahead fetched in two steps: the use itself, then, once it is at
   // hand, its user.
   constexpr size_t kUseAhead = 16, kUserAhead = 8;
-  Operation *computedBy = nullptr;
   for (size_t i = 0, e = uses.size(); i < e; ++i) {
     if (i + kUseAhead < e)
       __builtin_prefetch(uses[i + kUseAhead]);

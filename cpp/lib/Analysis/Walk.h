@@ -74,6 +74,10 @@ public:
     return ops.getDynamicUpdateSlices();
   }
   const CallSites &getCallSites() const { return ops.getCallSites(); }
+  /// The op named `name` in the module's body, null if there is none.
+  mlir::Operation *lookupSymbol(mlir::StringAttr name) const {
+    return ops.lookupSymbol(name);
+  }
   /// The function named `name`, if the module has one.
   mlir::func::FuncOp lookupFunction(mlir::StringAttr name) const {
     return ops.lookupFunction(name);

@@ -119,3 +119,32 @@
     "func.return"(%0) : (tensor<4xf32>) -> ()
   }) : () -> ()
 }) : () -> ()
+
+// -----
+
+// A value's uses are followed in program order, whether it has two uses or
+// more: the first op computing on host memory is the one a reader meets
+// first, where the warning is, and the notes follow in program order.
+"func.func"() <{arg_attrs = [{mhlo.memory_kind = "pinned_host"}], function_type = (tensor<4xf32>) -> (tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>), res_attrs = [{mhlo.memory_kind = "pinned_host"}, {mhlo.memory_kind = "pinned_host"}, {mhlo.memory_kind = "pinned_host"}, {mhlo.memory_kind = "pinned_host"}, {mhlo.memory_kind = "pinned_host"}], sym_name = "main"}> ({
+^bb0(%arg0: tensor<4xf32>):
+  %0 = "stablehlo.reshape"(%arg0) : (tensor<4xf32>) -> tensor<4xf32>
+  // expected-warning @below {{HOW101: 'stablehlo.sine' computes on a tensor in host memory (moved to host starting from argument #0); XLA runs it as host compute and keeps its results in host memory}}
+  %1 = "stablehlo.sine"(%0) : (tensor<4xf32>) -> tensor<4xf32>
+  // expected-note @below {{'stablehlo.cosine' computes on host memory from the same start}}
+  %2 = "stablehlo.cosine"(%0) : (tensor<4xf32>) -> tensor<4xf32>
+  "func.return"(%1, %2, %1, %2, %2) : (tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>) -> ()
+}) : () -> ()
+
+// -----
+
+"func.func"() <{arg_attrs = [{mhlo.memory_kind = "pinned_host"}], function_type = (tensor<4xf32>) -> (tensor<4xf32>, tensor<4xf32>, tensor<4xf32>), res_attrs = [{mhlo.memory_kind = "pinned_host"}, {mhlo.memory_kind = "pinned_host"}, {mhlo.memory_kind = "pinned_host"}], sym_name = "main"}> ({
+^bb0(%arg0: tensor<4xf32>):
+  %0 = "stablehlo.reshape"(%arg0) : (tensor<4xf32>) -> tensor<4xf32>
+  // expected-warning @below {{HOW101: 'stablehlo.exponential' computes on a tensor in host memory (moved to host starting from argument #0); XLA runs it as host compute and keeps its results in host memory}}
+  %1 = "stablehlo.exponential"(%0) : (tensor<4xf32>) -> tensor<4xf32>
+  // expected-note @below {{'stablehlo.sine' computes on host memory from the same start}}
+  %2 = "stablehlo.sine"(%0) : (tensor<4xf32>) -> tensor<4xf32>
+  // expected-note @below {{'stablehlo.cosine' computes on host memory from the same start}}
+  %3 = "stablehlo.cosine"(%0) : (tensor<4xf32>) -> tensor<4xf32>
+  "func.return"(%1, %2, %3) : (tensor<4xf32>, tensor<4xf32>, tensor<4xf32>) -> ()
+}) : () -> ()
