@@ -30,12 +30,6 @@ void Walk::addStart(Value value, unsigned startIndex) {
   addFacts(id, factTable.forStart(startIndex), created);
 }
 
-void Walk::run() {
-  while (queueHead < queue.size())
-    propagate(queue[queueHead++]);
-  markSlicesComputedInCallees();
-}
-
 void Walk::addFacts(unsigned id, unsigned facts, bool created) {
   Node &node = nodes[id];
   unsigned merged = created ? facts : factTable.merge(node.facts, facts);
@@ -139,6 +133,35 @@ prefetchNextOp(Operation *op, const NodeTable &nodes) {
   prefetchOp(
       reinterpret_cast<const char *>(std::next(op->getIterator()).getNodePtr()),
       nodes);
+}
+
+void Walk::run() {
+  // The nodes queued next are mostly far apart in memory, and propagating
+  // one waits for its value's use list, the first use, then its user, one
+  // after the other. The queue says which nodes come next, so each of these
+  // is fetched a few nodes ahead, the next in the chain once the one before
+  // it has had time to arrive.
+  constexpr size_t kValueAhead = 12, kUseAhead = 8, kUserAhead = 4;
+  while (queueHead < queue.size()) {
+    size_t size = queue.size();
+    if (queueHead + kValueAhead < size)
+      __builtin_prefetch(
+          nodes[queue[queueHead + kValueAhead]].value.getAsOpaquePointer());
+    if (queueHead + kUseAhead < size) {
+      Value value = nodes[queue[queueHead + kUseAhead]].value;
+      if (!value.use_empty())
+        __builtin_prefetch(&*value.use_begin());
+    }
+    if (queueHead + kUserAhead < size) {
+      Value value = nodes[queue[queueHead + kUserAhead]].value;
+      if (!value.use_empty())
+        prefetchOp(
+            reinterpret_cast<const char *>(value.use_begin()->getOwner()),
+            nodes);
+    }
+    propagate(queue[queueHead++]);
+  }
+  markSlicesComputedInCallees();
 }
 
 /// How many uses behind the last one gathered Walk::visitStartUsers calls
