@@ -99,10 +99,10 @@ void reportCallCycles(func::FuncOp entry, const Walk &walk,
       continue;
     }
     auto [call, calleeSymbol] = top.calls[top.next++];
-    // Only a function with calls in its body (all CallSites indexes by
-    // function) can be on a cycle. Telling that from the index, without
-    // reading the callee's op, saves a wait for memory per function of a
-    // large module, whose ops are no longer in the caches.
+    // Only a function with calls in its body, which is what CallSites
+    // indexes by function, can be on a cycle. Telling that from the index,
+    // without reading the callee's op, saves a wait for memory per function
+    // of a large module, whose ops are no longer in the caches.
     Operation *callee = walk.lookupSymbol(calleeSymbol);
     llvm::ArrayRef<CallSites::Call> calleeCalls = callSites.in(callee);
     if (calleeCalls.empty())
