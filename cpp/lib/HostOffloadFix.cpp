@@ -13,6 +13,7 @@
 #include "Analysis/OpRules.h"
 
 #include "hostoffload/HostOffloadAnalysis.h"
+#include "hostoffload/ModuleVerifier.h"
 #include "hostoffload/Names.h"
 #include "hostoffload/Passes.h"
 
@@ -263,6 +264,11 @@ struct HostOffloadFixPass : impl::HostOffloadFixPassBase<HostOffloadFixPass> {
       signalPassFailure();
       return;
     }
+    // The verifier pass that ran before this one found the ops the analysis
+    // looks up on its way through the module, which is as it was then.
+    verifiedOps = nullptr;
+    if (auto verified = getCachedAnalysis<VerifiedModule>())
+      verifiedOps = verified->get().getOps();
     FailureOr<bool> changed = *chosen == Fix::Strategy::Host
                                   ? fixInHostMemory(module)
                                   : fixOnDevice(module);
@@ -288,9 +294,15 @@ struct HostOffloadFixPass : impl::HostOffloadFixPassBase<HostOffloadFixPass> {
     }
   }
 
+  /// Analyzes `module`. The first analysis takes the ops the verifier
+  /// collected, if it did; every later one follows a change to the module.
+  FailureOr<HostOffloadReport> analyze(ModuleOp module) {
+    return analyzeHostOffload(module, HostOffloadOptions{entry}, {},
+                              std::exchange(verifiedOps, nullptr));
+  }
+
   FailureOr<bool> fixInHostMemoryOnce(ModuleOp module) {
-    FailureOr<HostOffloadReport> report =
-        analyzeHostOffload(module, HostOffloadOptions{entry});
+    FailureOr<HostOffloadReport> report = analyze(module);
     if (failed(report))
       return failure();
     func::FuncOp entryFunction = report->entry;
@@ -330,8 +342,7 @@ struct HostOffloadFixPass : impl::HostOffloadFixPassBase<HostOffloadFixPass> {
     bool changed = false;
     std::set<std::pair<unsigned, llvm::SmallVector<int64_t>>> fixed;
     while (true) {
-      FailureOr<HostOffloadReport> report =
-          analyzeHostOffload(module, HostOffloadOptions{entry});
+      FailureOr<HostOffloadReport> report = analyze(module);
       if (failed(report))
         return failure();
       func::FuncOp entryFunction = report->entry;
@@ -372,6 +383,10 @@ struct HostOffloadFixPass : impl::HostOffloadFixPassBase<HostOffloadFixPass> {
         return changed;
     }
   }
+
+  /// The ops of the module as the verifier left it, until the first analysis
+  /// takes them.
+  const ModuleOps *verifiedOps = nullptr;
 };
 
 } // namespace
