@@ -551,6 +551,50 @@ void testVerifierCollects() {
         "a call of a missing function fails, collecting nothing");
 }
 
+void testCallsInAFunction() {
+  Group group("the calls inside a function");
+  DialectRegistry registry;
+  registry.insert<func::FuncDialect>();
+  MLIRContext context(registry);
+  OwningOpRef<ModuleOp> module = parseSourceString<ModuleOp>(R"mlir(
+  func.func @main(%arg0: tensor<4xf32>) -> tensor<4xf32> {
+    %0 = func.call @f(%arg0) : (tensor<4xf32>) -> tensor<4xf32>
+    %1 = func.call @f(%0) : (tensor<4xf32>) -> tensor<4xf32>
+    %2 = func.call @g(%1) : (tensor<4xf32>) -> tensor<4xf32>
+    %3 = func.call @f(%2) : (tensor<4xf32>) -> tensor<4xf32>
+    %4 = func.call @f(%3) : (tensor<4xf32>) -> tensor<4xf32>
+    return %4 : tensor<4xf32>
+  }
+  func.func private @f(%arg0: tensor<4xf32>) -> tensor<4xf32> {
+    return %arg0 : tensor<4xf32>
+  }
+  func.func private @g(%arg0: tensor<4xf32>) -> tensor<4xf32> {
+    return %arg0 : tensor<4xf32>
+  }
+  )mlir",
+                                                             &context);
+  check(static_cast<bool>(module), "the test module parses");
+  if (!module)
+    return;
+  OpRules rules(&context);
+  ModuleOps ops = ModuleOps::collect(*module, rules);
+  llvm::SmallVector<func::CallOp> calls;
+  module->walk([&](func::CallOp call) { calls.push_back(call); });
+  func::FuncOp main = ops.lookupFunction(StringAttr::get(&context, "main"));
+  check(calls.size() == 5 && main, "five calls inside @main");
+  if (calls.size() != 5 || !main)
+    return;
+  llvm::ArrayRef<CallSites::Call> in = ops.getCallSites().in(main);
+  check(in.size() == 3 && in[0].call == calls[0] && in[1].call == calls[2] &&
+            in[2].call == calls[3],
+        "the first call of each run of calls to one callee, in order");
+  check(in.size() == 3 && in[0].callee.getValue() == "f" &&
+            in[1].callee.getValue() == "g" && in[2].callee.getValue() == "f",
+        "each with its callee");
+  check(ops.getCallSites().of(StringAttr::get(&context, "f")).size() == 4,
+        "the call sites of @f are all four");
+}
+
 } // namespace
 
 int main() {
@@ -566,6 +610,7 @@ int main() {
   testValidUTF8();
   testPreorderOps(context);
   testVerifierCollects();
+  testCallsInAFunction();
   if (failures != 0) {
     llvm::outs() << failures << " of " << checks << " checks failed\n";
     return 1;

@@ -35,14 +35,7 @@ using LastFrames = llvm::DenseMap<Attribute, size_t>;
 Frame enter(Operation *function, llvm::ArrayRef<CallSites::Call> calls,
             LastFrames &lastFrames, size_t frameNumber) {
   Frame frame{function, {}};
-  // Calls in a row mostly call one function (the layers of a model, the
-  // steps of an unrolled loop): a repeat of the call before is skipped
-  // without a lookup.
-  StringAttr previousCallee;
   for (auto [call, callee] : calls) {
-    if (callee == previousCallee)
-      continue;
-    previousCallee = callee;
     auto [last, added] = lastFrames.try_emplace(callee, frameNumber);
     if (!added && last->second == frameNumber)
       continue;

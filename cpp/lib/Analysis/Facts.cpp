@@ -59,7 +59,7 @@ unsigned FactTable::mergeDistinct(unsigned into, unsigned from) {
   });
 }
 
-unsigned FactTable::intoCallee(unsigned from, unsigned argument) {
+unsigned FactTable::findIntoCallee(unsigned from, unsigned argument) {
   return cached(calleeCache, {from, argument}, [&] {
     Facts entering;
     entering.starts = facts[from].starts;
@@ -69,7 +69,7 @@ unsigned FactTable::intoCallee(unsigned from, unsigned argument) {
   });
 }
 
-unsigned FactTable::outOfCallee(unsigned callee, unsigned caller) {
+unsigned FactTable::findOutOfCallee(unsigned callee, unsigned caller) {
   return cached(returnCache, {callee, caller}, [&] {
     Facts returned = facts[caller];
     const Facts &inside = facts[callee];
@@ -82,7 +82,7 @@ unsigned FactTable::outOfCallee(unsigned callee, unsigned caller) {
   });
 }
 
-unsigned FactTable::throughSlice(unsigned from, unsigned slice) {
+unsigned FactTable::findThroughSlice(unsigned from, unsigned slice) {
   return cached(sliceCache, {from, slice}, [&] {
     Facts sliced = facts[from];
     sliced.unconditional = false;

@@ -89,20 +89,36 @@ public:
 
   /// The facts of `into` with those of `from` added.
   unsigned merge(unsigned into, unsigned from) {
-    return into == from ? into : mergeDistinct(into, from);
+    if (into == from)
+      return into;
+    if (mergeCache.isLast({into, from}))
+      return mergeCache.lastResult;
+    return mergeDistinct(into, from);
   }
 
   /// The starts of `from`, entering a callee through its argument
   /// `argument`.
-  unsigned intoCallee(unsigned from, unsigned argument);
+  unsigned intoCallee(unsigned from, unsigned argument) {
+    if (calleeCache.isLast({from, argument}))
+      return calleeCache.lastResult;
+    return findIntoCallee(from, argument);
+  }
 
   /// A callee's return value with facts `callee`, seen at a call site whose
   /// operand has facts `caller`: host memory that came through the argument
   /// is there exactly when the operand is.
-  unsigned outOfCallee(unsigned callee, unsigned caller);
+  unsigned outOfCallee(unsigned callee, unsigned caller) {
+    if (returnCache.isLast({callee, caller}))
+      return returnCache.lastResult;
+    return findOutOfCallee(callee, caller);
+  }
 
   /// The result of slice `slice` of a value with facts `from`.
-  unsigned throughSlice(unsigned from, unsigned slice);
+  unsigned throughSlice(unsigned from, unsigned slice) {
+    if (sliceCache.isLast({from, slice}))
+      return sliceCache.lastResult;
+    return findThroughSlice(from, slice);
+  }
 
   /// The result of host compute on a value with facts `from`: the compute
   /// makes every slice the value is made of host compute too.
@@ -110,14 +126,20 @@ public:
     const Facts &operand = facts[from];
     if (operand.unconditional && operand.slices.empty())
       return from;
+    if (computeCache.isLast({from, 0}))
+      return computeCache.lastResult;
     return makeUnconditional(from);
   }
 
 private:
-  // The walk calls merge and throughHostCompute for nearly every use, and
-  // nearly always with the answer above; the rest is out of line.
+  // The walk asks for nearly every use, and nearly always what the answer
+  // above or the last answer gives, inline; the rest is out of line, where
+  // the function of a lookup in a table does not weigh on every call.
   unsigned mergeDistinct(unsigned into, unsigned from);
   unsigned makeUnconditional(unsigned from);
+  unsigned findIntoCallee(unsigned from, unsigned argument);
+  unsigned findOutOfCallee(unsigned callee, unsigned caller);
+  unsigned findThroughSlice(unsigned from, unsigned slice);
 
   /// The results of one operation, by its operands. Uses in a row mostly ask
   /// the same (the call sites of one callee, the ops of a chain), so the
@@ -126,13 +148,17 @@ private:
     llvm::DenseMap<std::pair<unsigned, unsigned>, unsigned> results;
     std::pair<unsigned, unsigned> lastKey{~0u, ~0u};
     unsigned lastResult = 0;
+
+    bool isLast(std::pair<unsigned, unsigned> key) const {
+      return key == lastKey;
+    }
   };
 
+  /// The result for `key`, which was not asked last, from the table or made
+  /// by `makeFacts`.
   template <typename MakeFacts>
   unsigned cached(Cache &cache, std::pair<unsigned, unsigned> key,
                   MakeFacts makeFacts) {
-    if (key == cache.lastKey)
-      return cache.lastResult;
     cache.lastKey = key;
     auto it = cache.results.find(key);
     if (it != cache.results.end())

@@ -30,6 +30,8 @@ void CallSites::add(Operation *call, StringAttr callee, Operation *function,
     assert(added && "the calls of a function are added in a row");
     (void)added;
     lastFunctionRange = &range->second;
+  } else if (functionCalls.back().callee == callee) {
+    return;
   }
   functionCalls.push_back({call, callee});
   ++lastFunctionRange->second;

@@ -58,8 +58,10 @@ public:
     mlir::StringAttr callee;
   };
 
-  /// The calls inside `function`, in program order: none if it is no
-  /// func.func, or null.
+  /// The calls inside `function` in program order, but a call to the callee
+  /// of the call before it: the call graph's edges, each at its first call
+  /// of a run (a scanned or unrolled layer calls one function many times in
+  /// a row). None if `function` is no func.func, or null.
   llvm::ArrayRef<Call> in(mlir::Operation *function) const {
     auto it = byFunction.find(function);
     if (it == byFunction.end())
@@ -70,9 +72,9 @@ public:
 
 private:
   llvm::DenseMap<mlir::StringAttr, llvm::SmallVector<Entry, 1>> byCallee;
-  /// The calls of every function, those of each function in a row: a module
-  /// is walked a function at a time. By function, where its calls start in
-  /// `functionCalls` and how many there are.
+  /// The calls of every function as `in` gives them, those of each function
+  /// in a row: a module is walked a function at a time. By function, where
+  /// its calls start in `functionCalls` and how many there are.
   std::vector<Call> functionCalls;
   llvm::DenseMap<mlir::Operation *, std::pair<size_t, size_t>> byFunction;
   /// The entries of the callee and of the function `add` saw last: calls in

@@ -40,6 +40,23 @@ llvm::ArrayRef<int64_t> PathTable::clampToType(Type type,
   return path.take_front(length);
 }
 
+unsigned NodeTable::getOrCreateAtOtherPath(unsigned first, unsigned pathId,
+                                           bool &created) {
+  unsigned id = first;
+  created = false;
+  while (std::optional<unsigned> next = nextPathNode(id)) {
+    id = *next;
+    if (nodes[id].pathId == pathId)
+      return id;
+  }
+  created = true;
+  mlir::Value value = nodes[first].value;
+  unsigned newId = nodes.size();
+  nextPathNodes[id] = newId;
+  nodes.emplace_back(value, pathId);
+  return newId;
+}
+
 void FirstNodeTable::rebuild(size_t capacity) {
   ZeroedLargeArray<Bucket> old = std::move(buckets);
   buckets = ZeroedLargeArray<Bucket>(capacity);

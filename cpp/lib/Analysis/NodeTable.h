@@ -212,26 +212,14 @@ public:
   unsigned getOrCreate(mlir::Value value, unsigned pathId, bool &created) {
     bool inserted;
     unsigned id = firstNodeOfValue.insert(value, nodes.size(), inserted);
-    created = true;
+    created = inserted;
     if (inserted) {
       nodes.emplace_back(value, pathId);
       return id;
     }
-    // Other tuple index paths of the same value hang off its first node.
-    while (true) {
-      if (nodes[id].pathId == pathId) {
-        created = false;
-        return id;
-      }
-      std::optional<unsigned> next = nextPathNode(id);
-      if (!next)
-        break;
-      id = *next;
-    }
-    unsigned newId = nodes.size();
-    nextPathNodes[id] = newId;
-    nodes.emplace_back(value, pathId);
-    return newId;
+    if (nodes[id].pathId == pathId)
+      return id;
+    return getOrCreateAtOtherPath(id, pathId, created);
   }
 
   /// The node of `value` at its first traced index path, if any.
@@ -254,6 +242,12 @@ public:
   }
 
 private:
+  /// getOrCreate for a value whose first node `first` is at another path:
+  /// the value's other paths hang off it. Out of line, as few values have
+  /// several.
+  unsigned getOrCreateAtOtherPath(unsigned first, unsigned pathId,
+                                  bool &created);
+
   LargeVector<Node> nodes;
   /// The first node of each value, and the next node of the same value for
   /// each node of a value traced at several tuple index paths.
