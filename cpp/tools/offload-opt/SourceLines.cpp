@@ -1,36 +1,67 @@
-//===- SourceLines.cpp - the lines of the input, found as asked for -------===//
+//===- SourceLines.cpp - the lines of the input, found ahead --------------===//
 
 #include "SourceLines.h"
 
+#include <cstdint>
 #include <cstring>
 
 namespace hostoffload {
 
 SourceLines::SourceLines(llvm::StringRef text)
-    : text(text), checkpoints{text.begin()}, cursor(text.begin()) {}
+    : text(text), checkpoints{text.begin()} {
+  if (text.size() < kScanAheadBytes)
+    return;
+  checkpoints.reserve(text.size() / 64 / kLinesPerCheckpoint + 1);
+  auto scan = [](void *lines) -> void * {
+    static_cast<SourceLines *>(lines)->addCheckpoints(SIZE_MAX);
+    return nullptr;
+  };
+  // Without a thread, the lines are found as they are asked for.
+  pthread_t thread;
+  if (pthread_create(&thread, nullptr, scan, this) == 0)
+    scanner = thread;
+}
+
+SourceLines::~SourceLines() { waitForScan(); }
+
+void SourceLines::waitForScan() {
+  if (!scanner)
+    return;
+  pthread_join(*scanner, nullptr);
+  scanner.reset();
+}
+
+void SourceLines::addCheckpoints(size_t count) {
+  const char *position = checkpoints.back();
+  while (checkpoints.size() < count) {
+    for (unsigned i = 0; i < kLinesPerCheckpoint; ++i) {
+      const void *newline = std::memchr(
+          position, '\n', static_cast<size_t>(text.end() - position));
+      if (!newline)
+        return;
+      position = static_cast<const char *>(newline) + 1;
+    }
+    checkpoints.push_back(position);
+  }
+}
 
 const char *SourceLines::getLineStart(unsigned line) {
   if (line == 0)
     return nullptr;
-  if (line < cursorLine) {
-    unsigned index = (line - 1) / kLinesPerCheckpoint;
-    cursor = checkpoints[index];
-    cursorLine = index * kLinesPerCheckpoint + 1;
-  }
-  while (cursorLine < line) {
+  waitForScan();
+  size_t index = (line - 1) / kLinesPerCheckpoint;
+  addCheckpoints(index + 1);
+  if (index >= checkpoints.size())
+    return nullptr;
+  const char *position = checkpoints[index];
+  for (size_t i = index * kLinesPerCheckpoint + 1; i < line; ++i) {
     const void *newline =
-        std::memchr(cursor, '\n', static_cast<size_t>(text.end() - cursor));
+        std::memchr(position, '\n', static_cast<size_t>(text.end() - position));
     if (!newline)
       return nullptr;
-    cursor = static_cast<const char *>(newline) + 1;
-    ++cursorLine;
-    // Checkpoints are only added past the last: every line before the
-    // cursor's was found once, in order.
-    if ((cursorLine - 1) % kLinesPerCheckpoint == 0 &&
-        (cursorLine - 1) / kLinesPerCheckpoint == checkpoints.size())
-      checkpoints.push_back(cursor);
+    position = static_cast<const char *>(newline) + 1;
   }
-  return cursor;
+  return position;
 }
 
 } // namespace hostoffload

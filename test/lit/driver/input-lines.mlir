@@ -3,16 +3,27 @@
 // SourceLines.h): the same bytes as MlirOptMain's run (which --split-input-file
 // takes, on an input without split markers), for the first and the last line,
 // a last line without a line feed, a line ended by "\r\n" with a tab, a column
-// on the line's end, a column past it, lines past the end, and lines asked for
-// after later ones, across the lines found 4096 at a time.
+// on the line's end, a column past it, lines past the end, lines asked for
+// after later ones, and lines on either side of those whose starts are kept
+// (every 16th). Once with lines found as they are asked for, once with lines
+// long enough (over 1 MiB in all) to be found on a thread during the parse.
 
-// RUN: rm -rf %t && mkdir -p %t && cp %S/Inputs/input-lines.mlir %t/in.mlir
-// RUN: seq -f '// line %%g' 16 5015 >> %t/in.mlir
-// RUN: printf '\t// a tab\r\n// the last line' >> %t/in.mlir
-// RUN: cd %t && not offload-opt in.mlir --host-offload-check -o /dev/null 2> %t/loop.err
-// RUN: cd %t && not offload-opt in.mlir --host-offload-check --split-input-file -o /dev/null 2> %t/main.err
-// RUN: diff %t/loop.err %t/main.err
-// RUN: FileCheck %s --strict-whitespace < %t/loop.err
+// RUN: rm -rf %t && mkdir -p %t/small %t/large
+// RUN: cp %S/Inputs/input-lines.mlir %t/small/in.mlir
+// RUN: seq -f '// line %%g' 18 5015 >> %t/small/in.mlir
+// RUN: printf '\t// a tab\r\n// the last line' >> %t/small/in.mlir
+// RUN: cd %t/small && not offload-opt in.mlir --host-offload-check -o /dev/null 2> %t/small/loop.err
+// RUN: cd %t/small && not offload-opt in.mlir --host-offload-check --split-input-file -o /dev/null 2> %t/small/main.err
+// RUN: diff %t/small/loop.err %t/small/main.err
+// RUN: FileCheck %s --strict-whitespace < %t/small/loop.err
+
+// RUN: cp %S/Inputs/input-lines.mlir %t/large/in.mlir
+// RUN: seq -f '// line %%0250g' 18 5015 >> %t/large/in.mlir
+// RUN: printf '\t// a tab\r\n// the last line' >> %t/large/in.mlir
+// RUN: cd %t/large && not offload-opt in.mlir --host-offload-check -o /dev/null 2> %t/large/loop.err
+// RUN: cd %t/large && not offload-opt in.mlir --host-offload-check --split-input-file -o /dev/null 2> %t/large/main.err
+// RUN: diff %t/large/loop.err %t/large/main.err
+// RUN: FileCheck %s --check-prefix=LARGE --strict-whitespace < %t/large/loop.err
 
 // CHECK-LABEL: in.mlir:5017:4: error: E1200: {{.*}} output 0 has
 // CHECK-NEXT: {{^// the last line$}}
@@ -40,3 +51,20 @@
 // CHECK-NEXT: {{^          \^$}}
 // CHECK-LABEL: in.mlir:5017:4: error: E1200: {{.*}} output 10 has
 // CHECK-NEXT: {{^// the last line$}}
+// CHECK-LABEL: in.mlir:33:1: error: E1200: {{.*}} output 11 has
+// CHECK-NEXT: {{^// line 33$}}
+// CHECK-NEXT: {{^\^$}}
+// CHECK-LABEL: in.mlir:48:9: error: E1200: {{.*}} output 12 has
+// CHECK-NEXT: {{^// line 48$}}
+// CHECK-NEXT: {{^        \^$}}
+
+// LARGE-LABEL: in.mlir:5017:4: error: E1200: {{.*}} output 0 has
+// LARGE-NEXT: {{^// the last line$}}
+// LARGE-LABEL: in.mlir:4097:2: error: E1200: {{.*}} output 3 has
+// LARGE-NEXT: {{^// line 0+4097$}}
+// LARGE-LABEL: in.mlir:4096:1: error: E1200: {{.*}} output 4 has
+// LARGE-NEXT: {{^// line 0+4096$}}
+// LARGE-LABEL: in.mlir:33:1: error: E1200: {{.*}} output 11 has
+// LARGE-NEXT: {{^// line 0+33$}}
+// LARGE-LABEL: in.mlir:48:9: error: E1200: {{.*}} output 12 has
+// LARGE-NEXT: {{^// line 0+48$}}
