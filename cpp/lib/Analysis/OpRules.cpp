@@ -264,11 +264,6 @@ std::optional<int64_t> getTupleIndex(Operation *op) {
       .tryExtValue();
 }
 
-FlatSymbolRefAttr getCallee(Operation *call) {
-  auto callOp = llvm::dyn_cast<func::CallOp>(call);
-  return callOp ? callOp.getCalleeAttr() : FlatSymbolRefAttr();
-}
-
 OpRules::OpRules(MLIRContext *context)
     : customCall(StringAttr::get(context, names::kCustomCallOp)),
       call(StringAttr::get(context, names::kCallOp)),

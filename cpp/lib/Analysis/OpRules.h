@@ -12,6 +12,7 @@
 #ifndef HOSTOFFLOAD_LIB_ANALYSIS_OPRULES_H
 #define HOSTOFFLOAD_LIB_ANALYSIS_OPRULES_H
 
+#include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/BuiltinAttributes.h"
 #include "mlir/IR/MLIRContext.h"
 #include "mlir/IR/Operation.h"
@@ -140,7 +141,10 @@ mlir::StringAttr getFrontendAttr(mlir::Operation *op, llvm::StringRef key);
 std::optional<int64_t> getTupleIndex(mlir::Operation *op);
 
 /// The callee of a `func.call`; null for another op.
-mlir::FlatSymbolRefAttr getCallee(mlir::Operation *call);
+inline mlir::FlatSymbolRefAttr getCallee(mlir::Operation *call) {
+  auto callOp = llvm::dyn_cast<mlir::func::CallOp>(call);
+  return callOp ? callOp.getCalleeAttr() : mlir::FlatSymbolRefAttr();
+}
 
 /// XLA's name of entry argument `index` (its HLO parameter) as the HLO front
 /// end records it in the module attribute `hostoffload.hlo_entry` (given as

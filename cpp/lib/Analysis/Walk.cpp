@@ -22,6 +22,9 @@ Walk::Walk(ModuleOp module, func::FuncOp entry, const OpRules &rules,
   nodes.reserve(ops.getValueCount());
   queue.reserve(ops.getValueCount());
   flowCalls.reserve(ops.getCallSiteCount());
+  // Room for an argument flow per call site and entry argument (more, from
+  // calls passing host memory in through several operands, grow it).
+  argumentFlows.reserve(ops.getCallSiteCount() + entry.getNumArguments());
 }
 
 void Walk::addStart(Value value, unsigned startIndex) {
@@ -30,47 +33,10 @@ void Walk::addStart(Value value, unsigned startIndex) {
   addFacts(id, factTable.forStart(startIndex), created);
 }
 
-void Walk::addFacts(unsigned id, unsigned facts, bool created) {
-  Node &node = nodes[id];
-  unsigned merged = created ? facts : factTable.merge(node.facts, facts);
-  if (!created && merged == node.facts)
-    return;
-  node.facts = merged;
-  // A value without uses has nothing to pass on; most results of host
-  // compute on a widely used host tensor are such values.
-  if (!node.value.use_empty())
-    queue.push_back(id);
-}
-
-unsigned Walk::reach(Value value, unsigned pathId, unsigned from,
-                     Operation *via, StepKind step,
-                     std::optional<unsigned> facts) {
-  if (pathId != 0) {
-    llvm::ArrayRef<int64_t> path = paths.get(pathId);
-    llvm::ArrayRef<int64_t> valid =
-        PathTable::clampToType(value.getType(), path);
-    if (valid.size() != path.size())
-      pathId = paths.intern(valid);
-  }
-  bool created;
-  unsigned id = nodes.getOrCreate(value, pathId, created);
-  Node &node = nodes[id];
-  if (created) {
-    node.parent = static_cast<int>(from);
-    node.via = via;
-    node.step = step;
-  }
-  addFacts(id, facts.value_or(nodes[from].facts), created);
-  return id;
-}
-
-std::optional<unsigned> Walk::reachResult(Operation *op, unsigned resultNumber,
-                                          unsigned pathId, unsigned from,
-                                          StepKind step,
-                                          std::optional<unsigned> facts) {
-  if (resultNumber >= op->getNumResults())
-    return std::nullopt;
-  return reach(op->getResult(resultNumber), pathId, from, op, step, facts);
+unsigned Walk::clampPath(Value value, unsigned pathId) {
+  llvm::ArrayRef<int64_t> path = paths.get(pathId);
+  llvm::ArrayRef<int64_t> valid = PathTable::clampToType(value.getType(), path);
+  return valid.size() == path.size() ? pathId : paths.intern(valid);
 }
 
 void Walk::reachBlockArgument(Operation *op, unsigned regionNumber,
@@ -252,29 +218,40 @@ static OpOperand *getLastOfFewUses(Value value) {
   return last;
 }
 
+/// The number of the operand `use` is: OpOperand::getOperandNumber, inline.
+static unsigned getOperandNumber(OpOperand *use) {
+  return static_cast<unsigned>(use - use->getOwner()->getOpOperands().data());
+}
+
 void Walk::propagate(unsigned id) {
   // Visiting uses in program order makes paths and "first" ops the ones a
   // reader meets first. A start's uses may have been gathered already.
+  const Node &node = nodes[id];
+  Operation *computedBy = nullptr;
+  OpOperand *last = nullptr;
+  if (node.step != StepKind::Start || !startUses.count(node.value))
+    last = getLastOfFewUses(node.value);
+  if (!last)
+    return propagateThroughManyUses(id);
+  // Most values have one use (a call's result) or two (`x * x`): these are
+  // taken without gathering a list.
+  if (OpOperand *before = getNextInUseList(last)) {
+    prefetchNextOp(before->getOwner(), nodes);
+    propagateThroughUse(id, before->getOwner(), getOperandNumber(before),
+                        computedBy);
+  }
+  prefetchNextOp(last->getOwner(), nodes);
+  propagateThroughUse(id, last->getOwner(), getOperandNumber(last), computedBy);
+}
+
+void Walk::propagateThroughManyUses(unsigned id) {
   llvm::SmallVector<OpOperand *, 4> gathered;
   llvm::ArrayRef<OpOperand *> uses;
   const Node &node = nodes[id];
   auto known = node.step == StepKind::Start ? startUses.find(node.value)
                                             : startUses.end();
-  Operation *computedBy = nullptr;
   if (known != startUses.end()) {
     uses = known->second;
-  } else if (OpOperand *last = getLastOfFewUses(node.value)) {
-    // Most values have one use (a call's result) or two (`x * x`): these
-    // are taken without gathering a list.
-    if (OpOperand *before = getNextInUseList(last)) {
-      prefetchNextOp(before->getOwner(), nodes);
-      propagateThroughUse(id, before->getOwner(), before->getOperandNumber(),
-                          computedBy);
-    }
-    prefetchNextOp(last->getOwner(), nodes);
-    propagateThroughUse(id, last->getOwner(), last->getOperandNumber(),
-                        computedBy);
-    return;
   } else {
     appendUsesInOrder(node.value, gathered);
     uses = gathered;
@@ -283,6 +260,7 @@ void Walk::propagate(unsigned id) {
   // uses ahead fetched in two steps: the use itself, then, once it is at
   // hand, its user.
   constexpr size_t kUseAhead = 16, kUserAhead = 8;
+  Operation *computedBy = nullptr;
   for (size_t i = 0, e = uses.size(); i < e; ++i) {
     if (i + kUseAhead < e)
       __builtin_prefetch(uses[i + kUseAhead]);
@@ -292,7 +270,7 @@ void Walk::propagate(unsigned id) {
           nodes);
     Operation *user = uses[i]->getOwner();
     prefetchNextOp(user, nodes);
-    propagateThroughUse(id, user, uses[i]->getOperandNumber(), computedBy);
+    propagateThroughUse(id, user, getOperandNumber(uses[i]), computedBy);
   }
 }
 

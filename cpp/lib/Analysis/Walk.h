@@ -139,6 +139,9 @@ private:
   // The worklist (Walk.cpp).
   //===--------------------------------------------------------------------===//
 
+  // Every step of the walk reaches a value: these three are inline, below
+  // the class, so that the steps in each file take them without a call.
+
   /// Adds `facts` to node `id`; queues the node when that changes anything.
   void addFacts(unsigned id, unsigned facts, bool created);
 
@@ -151,6 +154,8 @@ private:
   reachResult(mlir::Operation *op, unsigned resultNumber, unsigned pathId,
               unsigned from, StepKind step = StepKind::Through,
               std::optional<unsigned> facts = std::nullopt);
+  /// Path `pathId`, clamped to the tuple elements of the type of `value`.
+  unsigned clampPath(mlir::Value value, unsigned pathId);
   void reachBlockArgument(mlir::Operation *op, unsigned regionNumber,
                           unsigned argNumber, unsigned pathId, unsigned from);
   /// Asks the processor to fetch what reaching `value` reads first.
@@ -161,6 +166,9 @@ private:
                         unsigned pathId, unsigned from);
 
   void propagate(unsigned id);
+  /// propagate for a start whose uses were gathered, or a value with more
+  /// than two uses.
+  void propagateThroughManyUses(unsigned id);
   /// Applies the rule of `user` to host memory of node `id` entering it
   /// through operand `operand`. `computedBy` is the op the previous use of
   /// the node found computing on it, if any.
@@ -206,6 +214,10 @@ private:
   /// Host memory of node `id` enters argument `operand` of the last callee;
   /// returns the argument's flow.
   unsigned enterCallee(unsigned id, mlir::Operation *call, unsigned operand);
+  /// enterCallee where entering the same way last time changed something,
+  /// or that was another entry.
+  unsigned enterCalleeAnew(unsigned id, mlir::Operation *call,
+                           unsigned operand);
   /// Host memory entered argument flow `flow` from `call`.
   void recordCall(unsigned flow, mlir::Operation *call);
   unsigned getArgumentFlow(mlir::Operation *function, unsigned argument);
@@ -255,7 +267,7 @@ private:
     int firstCall = -1;
     int lastCall = -1;
   };
-  std::vector<ArgumentFlow> argumentFlows;
+  LargeVector<ArgumentFlow> argumentFlows;
   /// The call sites host memory entered an argument from, once for each time
   /// the facts of the operand grew, linked per argument: (call, next entry of
   /// the same argument or -1). One array for all, where thousands of
@@ -287,6 +299,43 @@ private:
   /// and that are computed on, with the op that does it.
   std::vector<std::pair<unsigned, mlir::Operation *>> computedOnInCallees;
 };
+
+inline void Walk::addFacts(unsigned id, unsigned facts, bool created) {
+  Node &node = nodes[id];
+  unsigned merged = created ? facts : factTable.merge(node.facts, facts);
+  if (!created && merged == node.facts)
+    return;
+  node.facts = merged;
+  // A value without uses has nothing to pass on; most results of host
+  // compute on a widely used host tensor are such values.
+  if (!node.value.use_empty())
+    queue.push_back(id);
+}
+
+inline unsigned Walk::reach(mlir::Value value, unsigned pathId, unsigned from,
+                            mlir::Operation *via, StepKind step,
+                            std::optional<unsigned> facts) {
+  if (pathId != 0)
+    pathId = clampPath(value, pathId);
+  bool created;
+  unsigned id = nodes.getOrCreate(value, pathId, created);
+  Node &node = nodes[id];
+  if (created) {
+    node.parent = static_cast<int>(from);
+    node.via = via;
+    node.step = step;
+  }
+  addFacts(id, facts.value_or(nodes[from].facts), created);
+  return id;
+}
+
+inline std::optional<unsigned>
+Walk::reachResult(mlir::Operation *op, unsigned resultNumber, unsigned pathId,
+                  unsigned from, StepKind step, std::optional<unsigned> facts) {
+  if (resultNumber >= op->getNumResults())
+    return std::nullopt;
+  return reach(op->getResult(resultNumber), pathId, from, op, step, facts);
+}
 
 } // namespace hostoffload
 

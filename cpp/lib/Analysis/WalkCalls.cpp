@@ -15,6 +15,32 @@ using namespace mlir;
 
 namespace hostoffload {
 
+// Merging facts is a function of the two facts: once entering from a node
+// with some facts and path left the argument's node as it was, entering it
+// again the same way changes nothing while that node stays so, which saves
+// call sites in a row the lookups. That case is inline, the rest out of line.
+inline unsigned Walk::enterCallee(unsigned id, Operation *call,
+                                  unsigned operand) {
+  const Node &caller = nodes[id];
+  if (lastEntry.changesNothing && lastEntry.body == lastCalleeBody &&
+      lastEntry.argument == operand && lastEntry.pathId == caller.pathId &&
+      lastEntry.callerFacts == caller.facts &&
+      nodes[lastEntry.node].facts == lastEntry.nodeFacts)
+    return lastEntry.flow;
+  return enterCalleeAnew(id, call, operand);
+}
+
+inline void Walk::recordCall(unsigned flow, Operation *call) {
+  int entered = static_cast<int>(flowCalls.size());
+  flowCalls.push_back({call, -1});
+  int &last = argumentFlows[flow].lastCall;
+  if (last < 0)
+    argumentFlows[flow].firstCall = entered;
+  else
+    flowCalls[last].second = entered;
+  last = entered;
+}
+
 void Walk::propagateIntoCallee(unsigned id, Operation *call, unsigned operand) {
   if (rules.isHostComputeCall(call))
     return;
@@ -44,19 +70,13 @@ void Walk::returnToCall(Operation *call, unsigned result, unsigned returnNode,
       factTable.outOfCallee(nodes[returnNode].facts, nodes[callerNode].facts));
 }
 
-// Merging facts is a function of the two facts: once entering from a node
-// with some facts and path left the argument's node as it was, entering it
-// again the same way changes nothing while that node stays so, which saves
-// call sites in a row the lookups.
-unsigned Walk::enterCallee(unsigned id, Operation *call, unsigned operand) {
+unsigned Walk::enterCalleeAnew(unsigned id, Operation *call, unsigned operand) {
   const Node &caller = nodes[id];
   bool sameArgument =
       lastEntry.body == lastCalleeBody && lastEntry.argument == operand;
   bool sameEntry = sameArgument && lastEntry.pathId == caller.pathId &&
                    lastEntry.callerFacts == caller.facts &&
                    nodes[lastEntry.node].facts == lastEntry.nodeFacts;
-  if (sameEntry && lastEntry.changesNothing)
-    return lastEntry.flow;
   CalleeEntry entered{lastCalleeBody, operand, caller.pathId, caller.facts};
   entered.flow = sameArgument
                      ? lastEntry.flow
@@ -69,17 +89,6 @@ unsigned Walk::enterCallee(unsigned id, Operation *call, unsigned operand) {
       sameEntry && entered.nodeFacts == lastEntry.nodeFacts;
   lastEntry = entered;
   return entered.flow;
-}
-
-void Walk::recordCall(unsigned flow, Operation *call) {
-  int entered = static_cast<int>(flowCalls.size());
-  flowCalls.push_back({call, -1});
-  int &last = argumentFlows[flow].lastCall;
-  if (last < 0)
-    argumentFlows[flow].firstCall = entered;
-  else
-    flowCalls[last].second = entered;
-  last = entered;
 }
 
 unsigned Walk::getArgumentFlow(Operation *function, unsigned argument) {
