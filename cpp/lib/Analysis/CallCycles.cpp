@@ -19,28 +19,59 @@ namespace hostoffload {
 
 namespace {
 
+/// What the search knows of a function it met as a callee (or the entry).
+struct Visit {
+  /// Its position on the search's stack; kNotEntered before the search
+  /// enters it, kDone once it has followed every call in it, or found none.
+  int position;
+  /// The last frame that took a call to it.
+  size_t lastFrame;
+};
+constexpr int kNotEntered = -2, kDone = -1;
+
+/// The functions the search met, by callee name: an index into one vector,
+/// so that each is looked up once per call taken and the frames find their
+/// own without a lookup. One table for the whole search, where a set per
+/// frame would be an allocation for each of thousands of functions.
+struct Visits {
+  llvm::DenseMap<Attribute, unsigned> byCallee;
+  std::vector<Visit> visits;
+
+  unsigned get(StringAttr callee) {
+    auto [it, added] = byCallee.try_emplace(callee, visits.size());
+    if (added)
+      visits.push_back({kNotEntered, SIZE_MAX});
+    return it->second;
+  }
+};
+
+/// A call the search may follow, and what it knows of the callee.
+struct Edge {
+  Operation *call;
+  StringAttr callee;
+  unsigned visit;
+};
+
 /// A function on the search's stack, with its call sites (the first to each
 /// callee) and how many of them the search has followed.
 struct Frame {
   Operation *function;
-  llvm::SmallVector<CallSites::Call> calls;
+  unsigned visit;
+  llvm::SmallVector<Edge> calls;
   size_t next = 0;
 };
 
-/// Which callees a frame has taken a call to already: by callee, the last
-/// frame that did. One table for the whole search, where a set per frame
-/// would be an allocation for each of thousands of functions.
-using LastFrames = llvm::DenseMap<Attribute, size_t>;
-
-Frame enter(Operation *function, llvm::ArrayRef<CallSites::Call> calls,
-            LastFrames &lastFrames, size_t frameNumber) {
-  Frame frame{function, {}};
+Frame enter(Operation *function, unsigned visit,
+            llvm::ArrayRef<CallSites::Call> calls, Visits &visits,
+            size_t frameNumber) {
+  Frame frame{function, visit, {}};
   for (auto [call, callee] : calls) {
-    auto [last, added] = lastFrames.try_emplace(callee, frameNumber);
-    if (!added && last->second == frameNumber)
+    unsigned calleeVisit = visits.get(callee);
+    size_t &lastFrame = visits.visits[calleeVisit].lastFrame;
+    if (lastFrame == frameNumber)
       continue;
-    last->second = frameNumber;
-    frame.calls.push_back({call, callee});
+    lastFrame = frameNumber;
+    frame.calls.push_back({call, callee, calleeVisit});
   }
   return frame;
 }
@@ -63,7 +94,7 @@ Finding cycleFinding(Operation *call, llvm::ArrayRef<Frame> cycle) {
                       .str()};
   // The calls on the way round, but the last: `call`, where the error is.
   for (const Frame &frame : cycle.drop_back()) {
-    auto [next, nextCallee] = frame.calls[frame.next - 1];
+    auto [next, nextCallee, visit] = frame.calls[frame.next - 1];
     finding.notes.push_back(
         {next->getLoc(), "in the cycle: " + calleeName(frame.function) +
                              " calls @" + nextCallee.getValue().str()});
@@ -76,39 +107,41 @@ Finding cycleFinding(Operation *call, llvm::ArrayRef<Frame> cycle) {
 void reportCallCycles(func::FuncOp entry, const Walk &walk,
                       std::vector<Finding> &findings) {
   const CallSites &callSites = walk.getCallSites();
-  // The stack position of each function on the stack; -1 once it is done.
-  llvm::DenseMap<Operation *, int> positions;
+  Visits visits;
   llvm::SmallVector<Frame> stack;
-  LastFrames lastFrames;
   size_t framesEntered = 0;
-  positions[entry] = 0;
+  unsigned entryVisit = visits.get(entry.getSymNameAttr());
+  visits.visits[entryVisit].position = 0;
   stack.push_back(
-      enter(entry, callSites.in(entry), lastFrames, framesEntered++));
+      enter(entry, entryVisit, callSites.in(entry), visits, framesEntered++));
   while (!stack.empty()) {
     Frame &top = stack.back();
     if (top.next == top.calls.size()) {
-      positions[top.function] = -1;
+      visits.visits[top.visit].position = kDone;
       stack.pop_back();
       continue;
     }
-    auto [call, calleeSymbol] = top.calls[top.next++];
+    auto [call, calleeSymbol, visit] = top.calls[top.next++];
+    int position = visits.visits[visit].position;
+    if (position >= 0) {
+      findings.push_back(cycleFinding(
+          call, llvm::ArrayRef<Frame>(stack).drop_front(position)));
+      continue;
+    }
+    if (position == kDone)
+      continue;
     // Only a function with calls in its body, which is what CallSites
     // indexes by function, can be on a cycle. Telling that from the index,
     // without reading the callee's op, saves a wait for memory per function
     // of a large module, whose ops are no longer in the caches.
     Operation *callee = walk.lookupSymbol(calleeSymbol);
     llvm::ArrayRef<CallSites::Call> calleeCalls = callSites.in(callee);
-    if (calleeCalls.empty())
-      continue;
-    auto [it, inserted] =
-        positions.try_emplace(callee, static_cast<int>(stack.size()));
-    if (inserted) {
-      stack.push_back(enter(callee, calleeCalls, lastFrames, framesEntered++));
+    if (calleeCalls.empty()) {
+      visits.visits[visit].position = kDone;
       continue;
     }
-    if (it->second >= 0)
-      findings.push_back(cycleFinding(
-          call, llvm::ArrayRef<Frame>(stack).drop_front(it->second)));
+    visits.visits[visit].position = static_cast<int>(stack.size());
+    stack.push_back(enter(callee, visit, calleeCalls, visits, framesEntered++));
   }
 }
 
