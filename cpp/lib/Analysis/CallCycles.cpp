@@ -104,9 +104,9 @@ Finding cycleFinding(Operation *call, llvm::ArrayRef<Frame> cycle) {
 
 } // namespace
 
-void reportCallCycles(func::FuncOp entry, const Walk &walk,
+void reportCallCycles(func::FuncOp entry, const ModuleOps &ops,
                       std::vector<Finding> &findings) {
-  const CallSites &callSites = walk.getCallSites();
+  const CallSites &callSites = ops.getCallSites();
   Visits visits;
   llvm::SmallVector<Frame> stack;
   size_t framesEntered = 0;
@@ -134,7 +134,7 @@ void reportCallCycles(func::FuncOp entry, const Walk &walk,
     // indexes by function, can be on a cycle. Telling that from the index,
     // without reading the callee's op, saves a wait for memory per function
     // of a large module, whose ops are no longer in the caches.
-    Operation *callee = walk.lookupSymbol(calleeSymbol);
+    Operation *callee = ops.lookupSymbol(calleeSymbol);
     llvm::ArrayRef<CallSites::Call> calleeCalls = callSites.in(callee);
     if (calleeCalls.empty()) {
       visits.visits[visit].position = kDone;

@@ -3,7 +3,7 @@
 #ifndef HOSTOFFLOAD_LIB_ANALYSIS_CALLCYCLES_H
 #define HOSTOFFLOAD_LIB_ANALYSIS_CALLCYCLES_H
 
-#include "Walk.h"
+#include "ModuleOps.h"
 
 #include "hostoffload/HostOffloadAnalysis.h"
 
@@ -18,8 +18,9 @@ namespace hostoffload {
 /// such a program; a cycle the entry never reaches is no error (XLA compiles
 /// only what the entry calls). A caller that calls one function at several
 /// sites closes the cycle at the first. Linear in the size of the module;
-/// recurses on no depth of the call graph.
-void reportCallCycles(mlir::func::FuncOp entry, const Walk &walk,
+/// recurses on no depth of the call graph. Reads only `ops` (the module's
+/// calls and symbols), so it may run beside the walk.
+void reportCallCycles(mlir::func::FuncOp entry, const ModuleOps &ops,
                       std::vector<Finding> &findings);
 
 } // namespace hostoffload

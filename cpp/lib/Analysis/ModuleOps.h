@@ -70,6 +70,9 @@ public:
         .slice(it->second.first, it->second.second);
   }
 
+  /// How many functions have calls inside.
+  size_t getCallerCount() const { return byFunction.size(); }
+
 private:
   llvm::DenseMap<mlir::StringAttr, llvm::SmallVector<Entry, 1>> byCallee;
   /// The calls of every function as `in` gives them, those of each function

@@ -11,6 +11,8 @@
 
 #include "Walk.h"
 
+#include "llvm/Support/Compiler.h"
+
 using namespace mlir;
 
 namespace hostoffload {
@@ -41,6 +43,16 @@ inline void Walk::recordCall(unsigned flow, Operation *call) {
   last = entered;
 }
 
+// Every call site a callee returns host memory to takes this, inline.
+LLVM_ATTRIBUTE_ALWAYS_INLINE void Walk::returnToCall(Operation *call,
+                                                     unsigned result,
+                                                     unsigned returnNode,
+                                                     unsigned callerNode) {
+  reachResult(
+      call, result, nodes[returnNode].pathId, returnNode, StepKind::OutOfCallee,
+      factTable.outOfCallee(nodes[returnNode].facts, nodes[callerNode].facts));
+}
+
 void Walk::propagateIntoCallee(unsigned id, Operation *call, unsigned operand) {
   if (rules.isHostComputeCall(call))
     return;
@@ -61,13 +73,6 @@ void Walk::propagateIntoCallee(unsigned id, Operation *call, unsigned operand) {
   // Returns already known to carry this argument now flow to this call.
   for (auto [result, returnNode] : argumentFlows[flow].returns)
     returnToCall(call, result, returnNode, id);
-}
-
-void Walk::returnToCall(Operation *call, unsigned result, unsigned returnNode,
-                        unsigned callerNode) {
-  reachResult(
-      call, result, nodes[returnNode].pathId, returnNode, StepKind::OutOfCallee,
-      factTable.outOfCallee(nodes[returnNode].facts, nodes[callerNode].facts));
 }
 
 unsigned Walk::enterCalleeAnew(unsigned id, Operation *call, unsigned operand) {
