@@ -13,6 +13,9 @@
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/SmallVector.h"
 
+#include <cstdint>
+#include <vector>
+
 using namespace mlir;
 
 namespace hostoffload {

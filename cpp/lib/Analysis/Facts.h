@@ -91,33 +91,29 @@ public:
   unsigned merge(unsigned into, unsigned from) {
     if (into == from)
       return into;
-    if (mergeCache.isLast({into, from}))
-      return mergeCache.lastResult;
-    return mergeDistinct(into, from);
+    return mergeCache.lastOr({into, from},
+                             [&] { return mergeDistinct(into, from); });
   }
 
   /// The starts of `from`, entering a callee through its argument
   /// `argument`.
   unsigned intoCallee(unsigned from, unsigned argument) {
-    if (calleeCache.isLast({from, argument}))
-      return calleeCache.lastResult;
-    return findIntoCallee(from, argument);
+    return calleeCache.lastOr({from, argument},
+                              [&] { return findIntoCallee(from, argument); });
   }
 
   /// A callee's return value with facts `callee`, seen at a call site whose
   /// operand has facts `caller`: host memory that came through the argument
   /// is there exactly when the operand is.
   unsigned outOfCallee(unsigned callee, unsigned caller) {
-    if (returnCache.isLast({callee, caller}))
-      return returnCache.lastResult;
-    return findOutOfCallee(callee, caller);
+    return returnCache.lastOr({callee, caller},
+                              [&] { return findOutOfCallee(callee, caller); });
   }
 
   /// The result of slice `slice` of a value with facts `from`.
   unsigned throughSlice(unsigned from, unsigned slice) {
-    if (sliceCache.isLast({from, slice}))
-      return sliceCache.lastResult;
-    return findThroughSlice(from, slice);
+    return sliceCache.lastOr({from, slice},
+                             [&] { return findThroughSlice(from, slice); });
   }
 
   /// The result of host compute on a value with facts `from`: the compute
@@ -126,9 +122,8 @@ public:
     const Facts &operand = facts[from];
     if (operand.unconditional && operand.slices.empty())
       return from;
-    if (computeCache.isLast({from, 0}))
-      return computeCache.lastResult;
-    return makeUnconditional(from);
+    return computeCache.lastOr({from, 0},
+                               [&] { return makeUnconditional(from); });
   }
 
 private:
@@ -149,8 +144,10 @@ private:
     std::pair<unsigned, unsigned> lastKey{~0u, ~0u};
     unsigned lastResult = 0;
 
-    bool isLast(std::pair<unsigned, unsigned> key) const {
-      return key == lastKey;
+    /// The last answer if `key` was asked last, else `find()`.
+    template <typename Find>
+    unsigned lastOr(std::pair<unsigned, unsigned> key, Find find) const {
+      return key == lastKey ? lastResult : find();
     }
   };
 
