@@ -37,6 +37,7 @@
 #include "llvm/ADT/STLFunctionalExtras.h"
 #include "llvm/ADT/SmallVector.h"
 
+#include <array>
 #include <optional>
 #include <utility>
 #include <vector>
@@ -243,7 +244,7 @@ private:
   /// The callee the walk entered last, and its body (null if it has none).
   mlir::StringAttr lastCallee;
   mlir::Block *lastCalleeBody = nullptr;
-  /// The last time host memory entered a callee's argument.
+  /// A time host memory entered a callee's argument.
   struct CalleeEntry {
     mlir::Block *body = nullptr;
     unsigned argument = 0;
@@ -256,7 +257,12 @@ private:
     bool changesNothing = false;
     /// The argument's flow.
     unsigned flow = 0;
-  } lastEntry;
+  };
+  /// The last few ways host memory entered callees' arguments, the latest
+  /// first: call sites in a row alternate between a few callees (a layer,
+  /// and the functions each of its steps calls).
+  static constexpr size_t kCalleeEntriesKept = 4;
+  std::array<CalleeEntry, kCalleeEntriesKept> lastEntries;
 
   /// What flows through one argument of one function.
   struct ArgumentFlow {

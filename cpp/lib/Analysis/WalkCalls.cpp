@@ -13,6 +13,9 @@
 
 #include "llvm/Support/Compiler.h"
 
+#include <algorithm>
+#include <optional>
+
 using namespace mlir;
 
 namespace hostoffload {
@@ -24,11 +27,18 @@ namespace hostoffload {
 inline unsigned Walk::enterCallee(unsigned id, Operation *call,
                                   unsigned operand) {
   const Node &caller = nodes[id];
-  if (lastEntry.changesNothing && lastEntry.body == lastCalleeBody &&
-      lastEntry.argument == operand && lastEntry.pathId == caller.pathId &&
-      lastEntry.callerFacts == caller.facts &&
-      nodes[lastEntry.node].facts == lastEntry.nodeFacts)
-    return lastEntry.flow;
+  for (size_t i = 0; i < kCalleeEntriesKept; ++i) {
+    const CalleeEntry &entry = lastEntries[i];
+    if (!entry.changesNothing || entry.body != lastCalleeBody ||
+        entry.argument != operand || entry.pathId != caller.pathId ||
+        entry.callerFacts != caller.facts ||
+        nodes[entry.node].facts != entry.nodeFacts)
+      continue;
+    // The entry becomes the latest, as if made now.
+    std::rotate(lastEntries.begin(), lastEntries.begin() + i,
+                lastEntries.begin() + i + 1);
+    return lastEntries.front().flow;
+  }
   return enterCalleeAnew(id, call, operand);
 }
 
@@ -77,22 +87,42 @@ void Walk::propagateIntoCallee(unsigned id, Operation *call, unsigned operand) {
 
 unsigned Walk::enterCalleeAnew(unsigned id, Operation *call, unsigned operand) {
   const Node &caller = nodes[id];
-  bool sameArgument =
-      lastEntry.body == lastCalleeBody && lastEntry.argument == operand;
-  bool sameEntry = sameArgument && lastEntry.pathId == caller.pathId &&
-                   lastEntry.callerFacts == caller.facts &&
-                   nodes[lastEntry.node].facts == lastEntry.nodeFacts;
+  // An entry into the same argument knows its flow; one the same way, and
+  // with the argument's node as it left it, tells whether this entry
+  // changes anything.
+  const CalleeEntry *sameArgument = nullptr;
+  size_t sameWay = kCalleeEntriesKept;
+  for (size_t i = 0; i < kCalleeEntriesKept; ++i) {
+    const CalleeEntry &entry = lastEntries[i];
+    if (entry.body != lastCalleeBody || entry.argument != operand)
+      continue;
+    if (!sameArgument)
+      sameArgument = &entry;
+    if (entry.pathId == caller.pathId && entry.callerFacts == caller.facts) {
+      sameWay = i;
+      break;
+    }
+  }
+  std::optional<unsigned> factsBefore;
+  if (sameWay < kCalleeEntriesKept) {
+    const CalleeEntry &entry = lastEntries[sameWay];
+    if (nodes[entry.node].facts == entry.nodeFacts)
+      factsBefore = entry.nodeFacts;
+  }
   CalleeEntry entered{lastCalleeBody, operand, caller.pathId, caller.facts};
   entered.flow = sameArgument
-                     ? lastEntry.flow
+                     ? sameArgument->flow
                      : getArgumentFlow(lastCalleeBody->getParentOp(), operand);
   entered.node =
       reach(lastCalleeBody->getArgument(operand), caller.pathId, id, call,
             StepKind::IntoCallee, factTable.intoCallee(caller.facts, operand));
   entered.nodeFacts = nodes[entered.node].facts;
-  entered.changesNothing =
-      sameEntry && entered.nodeFacts == lastEntry.nodeFacts;
-  lastEntry = entered;
+  entered.changesNothing = factsBefore == entered.nodeFacts;
+  // The entry takes the place of the one the same way, or of the oldest.
+  size_t replaced = std::min(sameWay, kCalleeEntriesKept - 1);
+  std::move_backward(lastEntries.begin(), lastEntries.begin() + replaced,
+                     lastEntries.begin() + replaced + 1);
+  lastEntries.front() = entered;
   return entered.flow;
 }
 
