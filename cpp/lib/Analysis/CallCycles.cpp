@@ -97,10 +97,10 @@ Finding cycleFinding(Operation *call, llvm::ArrayRef<Frame> cycle) {
                       .str()};
   // The calls on the way round, but the last: `call`, where the error is.
   for (const Frame &frame : cycle.drop_back()) {
-    auto [next, nextCallee, visit] = frame.calls[frame.next - 1];
+    const Edge &next = frame.calls[frame.next - 1];
     finding.notes.push_back(
-        {next->getLoc(), "in the cycle: " + calleeName(frame.function) +
-                             " calls @" + nextCallee.getValue().str()});
+        {next.call->getLoc(), "in the cycle: " + calleeName(frame.function) +
+                                  " calls @" + next.callee.getValue().str()});
   }
   return finding;
 }

@@ -31,16 +31,18 @@ void SourceLines::waitForScan() {
   scanner.reset();
 }
 
+const char *SourceLines::getNextLineStart(const char *position) const {
+  const void *newline =
+      std::memchr(position, '\n', static_cast<size_t>(text.end() - position));
+  return newline ? static_cast<const char *>(newline) + 1 : nullptr;
+}
+
 void SourceLines::addCheckpoints(size_t count) {
   const char *position = checkpoints.back();
   while (checkpoints.size() < count) {
-    for (unsigned i = 0; i < kLinesPerCheckpoint; ++i) {
-      const void *newline = std::memchr(
-          position, '\n', static_cast<size_t>(text.end() - position));
-      if (!newline)
+    for (unsigned i = 0; i < kLinesPerCheckpoint; ++i)
+      if (!(position = getNextLineStart(position)))
         return;
-      position = static_cast<const char *>(newline) + 1;
-    }
     checkpoints.push_back(position);
   }
 }
@@ -54,13 +56,8 @@ const char *SourceLines::getLineStart(unsigned line) {
   if (index >= checkpoints.size())
     return nullptr;
   const char *position = checkpoints[index];
-  for (size_t i = index * kLinesPerCheckpoint + 1; i < line; ++i) {
-    const void *newline =
-        std::memchr(position, '\n', static_cast<size_t>(text.end() - position));
-    if (!newline)
-      return nullptr;
-    position = static_cast<const char *>(newline) + 1;
-  }
+  for (size_t i = index * kLinesPerCheckpoint + 1; i < line && position; ++i)
+    position = getNextLineStart(position);
   return position;
 }
 

@@ -45,6 +45,9 @@ private:
   /// more than reading the text.
   static constexpr size_t kScanAheadBytes = size_t(1) << 20;
 
+  /// The start of the line after the one `position` is on; null if that is
+  /// the last.
+  const char *getNextLineStart(const char *position) const;
   /// Finds the starts of lines past the last checkpoint until there are
   /// `count` checkpoints or the text ends.
   void addCheckpoints(size_t count);
