@@ -147,14 +147,18 @@ analyzeHostOffload(ModuleOp module, const HostOffloadOptions &options,
     starts.collectCustomCall(op);
   // The call-cycle search reads only the module's calls and symbols. In a
   // module of thousands of functions with calls it costs a tenth of the walk
-  // (220 ns a function, waiting for its tables), and runs beside it.
+  // (220 ns a function, waiting for its tables), and runs beside it. Ahead of
+  // the walk on the same calls, it fetches each callee's arguments for it:
+  // the first check of a 1M-op call graph 12.5-13.5 -> 10.1-12.2 ms.
   std::vector<Finding> cycles;
-  auto searchCallCycles = [&] { reportCallCycles(*entry, *collected, cycles); };
+  auto searchCallCycles = [&](bool fetchArguments) {
+    reportCallCycles(*entry, *collected, cycles, fetchArguments);
+  };
   if (collected->getCallSites().getCallerCount() >= kCallersToSearchAlongside) {
-    runAlongside(searchCallCycles, [&] { walk.run(); });
+    runAlongside([&] { searchCallCycles(true); }, [&] { walk.run(); });
   } else {
     walk.run();
-    searchCallCycles();
+    searchCallCycles(false);
   }
 
   FindingBuilder findings(*entry, options, report, walk, rules,
