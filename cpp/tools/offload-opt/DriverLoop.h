@@ -11,6 +11,7 @@
 #define HOSTOFFLOAD_TOOLS_OFFLOADOPT_DRIVERLOOP_H
 
 #include "mlir/Support/LLVM.h"
+#include "llvm/ADT/StringRef.h"
 
 #include <memory>
 
@@ -32,14 +33,22 @@ namespace hostoffload {
 /// must not be used.
 bool needsMlirOptMain(const mlir::MlirOptMainConfig &config);
 
+/// Whether the file `outputFilename` names ("-": standard output) is the
+/// null device, where nothing written is ever read.
+bool isNullDevice(llvm::StringRef outputFilename);
+
 /// What MlirOptMain does with `input` for a `config` that does not need it:
 /// parse (timed as "Parser"), run the pipeline, print the result to `output`
-/// (timed as "Output"), with the same diagnostics and timing report. The
-/// parsed module is never destroyed: the caller exits once the output is
-/// written, and the operating system frees the memory.
+/// (timed as "Output"), with the same diagnostics and timing report. With
+/// `outputDiscarded` (the output is the null device), the module is not
+/// printed as text, which cannot fail and which no one would read; the
+/// report then has no "Output". The parsed module is never destroyed: the
+/// caller exits once the output is written, and the operating system frees
+/// the memory.
 mlir::LogicalResult processWithoutTeardown(
     llvm::raw_ostream &output, std::unique_ptr<llvm::MemoryBuffer> input,
-    mlir::DialectRegistry &registry, const mlir::MlirOptMainConfig &config);
+    mlir::DialectRegistry &registry, const mlir::MlirOptMainConfig &config,
+    bool outputDiscarded = false);
 
 } // namespace hostoffload
 

@@ -126,8 +126,9 @@ static mlir::LogicalResult runDriver(llvm::StringRef inputFilename,
   mlir::LogicalResult processed =
       hostoffload::needsMlirOptMain(config)
           ? mlir::MlirOptMain(output->os(), std::move(input), registry, config)
-          : hostoffload::processWithoutTeardown(output->os(), std::move(input),
-                                                registry, config);
+          : hostoffload::processWithoutTeardown(
+                output->os(), std::move(input), registry, config,
+                hostoffload::isNullDevice(outputFilename));
   if (mlir::failed(processed))
     return mlir::failure();
   output->keep();
