@@ -17,6 +17,8 @@
 #include "llvm/Support/SourceMgr.h"
 #include "llvm/Support/WithColor.h"
 
+#include <algorithm>
+
 using namespace mlir;
 
 namespace hostoffload {
@@ -69,6 +71,46 @@ Location forEachCaller(Location loc,
   return loc;
 }
 
+/// The longest source line a message shows. `lowered.as_text()` prints the
+/// signature of a model's entry function on one line (684 KB for a 100k-op
+/// training step): every note at an argument showed all of it, 1.9 GB of
+/// messages for one check. A longer line is left out, and the message keeps
+/// its line and column.
+constexpr size_t kLongestSourceLineShown = 4096;
+
+/// Whether the text MLIR formats after a message holds a line longer than
+/// kLongestSourceLineShown: the source line, or the caret under it.
+bool hasLongSourceLine(llvm::StringRef after) {
+  // The first line is the rest of the message's own.
+  size_t lineEnd = after.find('\n');
+  while (lineEnd != llvm::StringRef::npos) {
+    after = after.drop_front(lineEnd + 1);
+    lineEnd = after.find('\n');
+    if (std::min(lineEnd, after.size()) > kLongestSourceLineShown)
+      return true;
+  }
+  return false;
+}
+
+/// The file location whose line MLIR's handler shows for `loc`: the first
+/// one found through name locations, callees of call sites and the parts of
+/// fused ones, in order.
+std::optional<FileLineColLoc> findFileLocation(Location loc) {
+  llvm::SmallVector<Location> pending{loc};
+  while (!pending.empty()) {
+    Location current = pending.pop_back_val();
+    if (auto file = llvm::dyn_cast<FileLineColLoc>(current))
+      return file;
+    if (auto name = llvm::dyn_cast<NameLoc>(current))
+      pending.push_back(name.getChildLoc());
+    else if (auto callSite = llvm::dyn_cast<CallSiteLoc>(current))
+      pending.push_back(callSite.getCallee());
+    else if (auto fused = llvm::dyn_cast<FusedLoc>(current))
+      llvm::append_range(pending, llvm::reverse(fused.getLocations()));
+  }
+  return std::nullopt;
+}
+
 /// The message of the note MLIR's handler prints for each caller.
 constexpr llvm::StringLiteral kCalledFrom = "called from";
 
@@ -103,8 +145,6 @@ CachedDiagnosticHandler::CachedDiagnosticHandler(llvm::SourceMgr &sourceMgr,
 }
 
 void CachedDiagnosticHandler::emit(Diagnostic &diagnostic) {
-  if (showsColors)
-    return emitDiagnostic(diagnostic);
   auto printDiagnostic = [](const Diagnostic &message) {
     return [&message](llvm::raw_ostream &out) { message.print(out); };
   };
@@ -121,6 +161,12 @@ void CachedDiagnosticHandler::emit(Diagnostic &diagnostic) {
 }
 
 Location CachedDiagnosticHandler::emitCallStack(Location loc) {
+  if (showsColors)
+    return forEachCaller(loc, [&](Location caller) {
+      emitMessage(caller, DiagnosticSeverity::Note, /*displaySourceLine=*/true,
+                  printCalledFrom);
+      return true;
+    });
   auto [entry, added] = callStacks.try_emplace(loc.getAsOpaquePointer());
   if (added) {
     std::string text;
@@ -128,7 +174,8 @@ Location CachedDiagnosticHandler::emitCallStack(Location loc) {
     Location last = forEachCaller(loc, [&](Location caller) {
       const std::optional<Frame> &frame =
           getFrame(caller, DiagnosticSeverity::Note,
-                   /*displaySourceLine=*/true);
+                   /*displaySourceLine=*/true)
+              .frame;
       formatted = frame.has_value();
       if (formatted) {
         text += frame->before;
@@ -154,20 +201,20 @@ Location CachedDiagnosticHandler::emitCallStack(Location loc) {
 void CachedDiagnosticHandler::emitMessage(
     Location loc, DiagnosticSeverity severity, bool displaySourceLine,
     llvm::function_ref<void(llvm::raw_ostream &)> printMessage) {
-  const std::optional<Frame> &frame =
-      getFrame(loc, severity, displaySourceLine);
-  if (!frame) {
+  const FrameEntry &entry = getFrame(loc, severity, displaySourceLine);
+  // In colour, MLIR's handler prints every message.
+  if (!entry.frame || showsColors) {
     std::string message;
     llvm::raw_string_ostream messageStream(message);
     printMessage(messageStream);
-    return emitDiagnostic(loc, message, severity, displaySourceLine);
+    return emitDiagnostic(loc, message, severity, entry.showsSourceLine);
   }
-  os << frame->before;
+  os << entry.frame->before;
   printMessage(os);
-  os << frame->after;
+  os << entry.frame->after;
 }
 
-const std::optional<CachedDiagnosticHandler::Frame> &
+const CachedDiagnosticHandler::FrameEntry &
 CachedDiagnosticHandler::getFrame(Location loc, DiagnosticSeverity severity,
                                   bool displaySourceLine) {
   auto [entry, added] = frames.try_emplace(
@@ -175,17 +222,37 @@ CachedDiagnosticHandler::getFrame(Location loc, DiagnosticSeverity severity,
                static_cast<unsigned>(severity) * 2 + displaySourceLine});
   if (!added)
     return entry->second;
-  formatted.clear();
-  if (!displaySourceLine || !formatAtInputLine(loc, severity))
-    formatter.emitDiagnostic(loc, kPlaceholder, severity, displaySourceLine);
+  auto format = [&](bool showSourceLine) {
+    formatted.clear();
+    if (!showSourceLine || !formatAtInputLine(loc, severity))
+      formatter.emitDiagnostic(loc, kPlaceholder, severity, showSourceLine);
+  };
+  // Formatting a long line takes as long as the line: each is found once.
+  std::optional<FileLineColLoc> file = findFileLocation(loc);
+  std::optional<LongLine> line;
+  if (file)
+    line = LongLine{file->getFilename().getAsOpaquePointer(), file->getLine()};
+  bool showSourceLine = displaySourceLine && !(line && longLines.count(*line));
+  format(showSourceLine);
   llvm::StringRef text = formatted;
   size_t at = text.find(kPlaceholder);
+  if (showSourceLine && at != llvm::StringRef::npos &&
+      hasLongSourceLine(text.drop_front(at + kPlaceholder.size()))) {
+    if (line)
+      longLines.insert(*line);
+    showSourceLine = false;
+    format(showSourceLine);
+    text = formatted;
+    at = text.find(kPlaceholder);
+  }
+  entry->second.showsSourceLine = showSourceLine;
   // A placeholder that is not there once cannot be replaced: such a location
   // is printed by MLIR's handler every time.
   if (at != llvm::StringRef::npos &&
       text.find(kPlaceholder, at + 1) == llvm::StringRef::npos)
-    entry->second = Frame{text.take_front(at).str(),
-                          text.drop_front(at + kPlaceholder.size()).str()};
+    entry->second.frame =
+        Frame{text.take_front(at).str(),
+              text.drop_front(at + kPlaceholder.size()).str()};
   return entry->second;
 }
 

@@ -16,6 +16,7 @@
 
 #include "mlir/IR/Diagnostics.h"
 #include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/DenseSet.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/raw_ostream.h"
 
@@ -32,7 +33,8 @@ namespace hostoffload {
 /// and caret) comes from MLIR's handler the first time and is reused after.
 /// A file location in the input itself is formatted here instead, the same
 /// way, with its line found by SourceLines. When errs() shows colours, every
-/// diagnostic goes to MLIR's handler.
+/// message goes to MLIR's handler. One change to what MLIR prints: a source
+/// line longer than kLongestSourceLineShown is not shown (see there).
 class CachedDiagnosticHandler : public mlir::SourceMgrDiagnosticHandler {
 public:
   /// `sourceMgr` must already hold the input, as its first buffer.
@@ -46,8 +48,16 @@ private:
     std::string before;
     std::string after;
   };
+  /// How a message at one location is printed: from its frame, if it has
+  /// one, and whether with its source line.
+  struct FrameEntry {
+    std::optional<Frame> frame;
+    bool showsSourceLine = false;
+  };
   /// A location, and its severity and whether it shows the source line.
   using FrameKey = std::pair<const void *, unsigned>;
+  /// A line of a file: its name's attribute and its number.
+  using LongLine = std::pair<const void *, unsigned>;
   /// The "called from" notes printed after a message at one location, and
   /// the location the first note's is compared with.
   struct CallStack {
@@ -62,9 +72,9 @@ private:
   void emitMessage(mlir::Location loc, mlir::DiagnosticSeverity severity,
                    bool displaySourceLine,
                    llvm::function_ref<void(llvm::raw_ostream &)> printMessage);
-  const std::optional<Frame> &getFrame(mlir::Location loc,
-                                       mlir::DiagnosticSeverity severity,
-                                       bool displaySourceLine);
+  const FrameEntry &getFrame(mlir::Location loc,
+                             mlir::DiagnosticSeverity severity,
+                             bool displaySourceLine);
   /// Formats into `formatted` a message at a file location of the input
   /// with its source line, as MLIR's handler would, without the source
   /// manager's table of line ends (SourceLines.h). Returns false, formatting
@@ -79,7 +89,9 @@ private:
   /// handler's own function, which the engine calls first and which always
   /// handles the diagnostic, so the engine never calls it.
   mlir::SourceMgrDiagnosticHandler formatter;
-  llvm::DenseMap<FrameKey, std::optional<Frame>> frames;
+  llvm::DenseMap<FrameKey, FrameEntry> frames;
+  /// The lines found longer than kLongestSourceLineShown.
+  llvm::DenseSet<LongLine> longLines;
   /// The input (the source manager's first buffer) and its lines.
   const llvm::MemoryBuffer &input;
   SourceLines inputLines;
