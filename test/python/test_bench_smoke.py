@@ -94,6 +94,9 @@ def test_models_benchmark_smoke_run_gives_each_model_its_verdict(tmp_path: Path)
         assert r["analysis_s"] >= 0 and r["report_s"] >= 0 and r["opt_pass_s"] >= 0
         # The API and offload-opt agree, and only the E1200 variant has E1200.
         assert r["offload_opt_e1200"] == [r["report_e1200"]], r
+        # So does offload-opt on the pretty text, and its messages stay small.
+        assert r["pretty_e1200"] == r["report_e1200"], r
+        assert r["pretty_messages_mb"] < 1, r
         assert (r["report_e1200"] > 0) == (r["variant"] == "e1200"), r
         assert r["report_ok"] == (r["variant"] == "ok"), r
         assert r["e1200"] == r["report_e1200"] and r["findings"] >= r["e1200"]
