@@ -32,21 +32,28 @@ constexpr unsigned kCallStackLimit = 10;
 /// it is the frame. Control characters keep it out of file names and sources.
 constexpr llvm::StringLiteral kPlaceholder = "\x01hostoffload-message\x02";
 
-/// The call site location that MLIR's handler prints a call stack for: the
-/// first one found through name locations and the parts of fused ones, in
-/// order.
-std::optional<CallSiteLoc> findCallSite(Location loc) {
+/// The first location of kind `Found` in `loc`, looking as MLIR's handler
+/// does through name locations, the callees of call sites and the parts of
+/// fused ones, in order. A call site is itself found before its callee.
+template <typename Found> std::optional<Found> findFirst(Location loc) {
   llvm::SmallVector<Location> pending{loc};
   while (!pending.empty()) {
     Location current = pending.pop_back_val();
-    if (auto callSite = llvm::dyn_cast<CallSiteLoc>(current))
-      return callSite;
+    if (auto found = llvm::dyn_cast<Found>(current))
+      return found;
     if (auto name = llvm::dyn_cast<NameLoc>(current))
       pending.push_back(name.getChildLoc());
+    else if (auto callSite = llvm::dyn_cast<CallSiteLoc>(current))
+      pending.push_back(callSite.getCallee());
     else if (auto fused = llvm::dyn_cast<FusedLoc>(current))
       llvm::append_range(pending, llvm::reverse(fused.getLocations()));
   }
   return std::nullopt;
+}
+
+/// The call site location that MLIR's handler prints a call stack for.
+std::optional<CallSiteLoc> findCallSite(Location loc) {
+  return findFirst<CallSiteLoc>(loc);
 }
 
 /// Calls `visitCaller` with each caller that MLIR's handler prints a "called
@@ -90,25 +97,6 @@ bool hasLongSourceLine(llvm::StringRef after) {
       return true;
   }
   return false;
-}
-
-/// The file location whose line MLIR's handler shows for `loc`: the first
-/// one found through name locations, callees of call sites and the parts of
-/// fused ones, in order.
-std::optional<FileLineColLoc> findFileLocation(Location loc) {
-  llvm::SmallVector<Location> pending{loc};
-  while (!pending.empty()) {
-    Location current = pending.pop_back_val();
-    if (auto file = llvm::dyn_cast<FileLineColLoc>(current))
-      return file;
-    if (auto name = llvm::dyn_cast<NameLoc>(current))
-      pending.push_back(name.getChildLoc());
-    else if (auto callSite = llvm::dyn_cast<CallSiteLoc>(current))
-      pending.push_back(callSite.getCallee());
-    else if (auto fused = llvm::dyn_cast<FusedLoc>(current))
-      llvm::append_range(pending, llvm::reverse(fused.getLocations()));
-  }
-  return std::nullopt;
 }
 
 /// The message of the note MLIR's handler prints for each caller.
@@ -228,7 +216,8 @@ CachedDiagnosticHandler::getFrame(Location loc, DiagnosticSeverity severity,
       formatter.emitDiagnostic(loc, kPlaceholder, severity, showSourceLine);
   };
   // Formatting a long line takes as long as the line: each is found once.
-  std::optional<FileLineColLoc> file = findFileLocation(loc);
+  // The file location whose line MLIR's handler shows.
+  std::optional<FileLineColLoc> file = findFirst<FileLineColLoc>(loc);
   std::optional<LongLine> line;
   if (file)
     line = LongLine{file->getFilename().getAsOpaquePointer(), file->getLine()};
