@@ -286,8 +286,9 @@ void DynamicUpdateSliceRules::reportParameter(Operation *write,
       parameterFindings.try_emplace({index, path}, report.findings.size());
   if (!inserted) {
     report.findings[known->second].notes.push_back(
-        {write->getLoc(), "'" + write->getName().getStringRef().str() +
-                              "' writes host memory into the same buffer"});
+        {write->getLoc(), ("'" + write->getName().getStringRef() +
+                           "' writes host memory into the same buffer")
+                              .str()});
     return;
   }
   const DeclaredMemoryKind &declared = argumentKinds[index];

@@ -179,7 +179,7 @@ UseRule customCallRule(Operation *op, unsigned operand) {
     break;
   }
   if (std::optional<unsigned> aliased = findAliasedResult(op, operand))
-    return UseRule{UseKind::Aliased, *aliased};
+    return UseRule{UseKind::Aliased, /*hoistedAboveSlice=*/false, *aliased};
   return rule(UseKind::HostCompute);
 }
 
@@ -203,7 +203,7 @@ UseRule scatterRule(Operation *op, unsigned operand) {
 UseRule convertRule(Operation *op, unsigned) {
   if (!isNarrowingConvert(op))
     return rule(UseKind::HostCompute);
-  return UseRule{UseKind::MovesSlicedData, 0, /*hoistedAboveSlice=*/true};
+  return UseRule{UseKind::MovesSlicedData, /*hoistedAboveSlice=*/true};
 }
 
 /// XLA's HostOffloader follows host memory into an async call's computation,

@@ -19,13 +19,15 @@
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/StringRef.h"
 
+#include <cstdint>
 #include <optional>
 #include <string>
 
 namespace hostoffload {
 
-/// Where host memory entering an op through one operand goes.
-enum class UseKind {
+/// Where host memory entering an op through one operand goes. A byte, so
+/// that a UseRule is built in one register (see UseRule).
+enum class UseKind : uint8_t {
   /// stablehlo.tuple: into result 0, at the operand's index in front of the
   /// operand's tuple index path.
   IntoTuple,
@@ -92,15 +94,19 @@ enum class UseKind {
   HostCompute,
 };
 
-/// The rule for one use of host memory.
+/// The rule for one use of host memory. Eight bytes, returned in one
+/// register: as twelve (a bool after the result), GCC built the last four
+/// bytes with a byte store and read them back with a 4-byte load, which
+/// cannot take its value from the store and waits for it to reach the cache.
 struct UseRule {
   UseKind kind;
-  /// The result of UseKind::Aliased.
-  unsigned result = 0;
   /// For UseKind::MovesSlicedData: XLA hoists the op above the slice, where
   /// it computes on the whole host tensor (HOW101 names it).
   bool hoistedAboveSlice = false;
+  /// The result of UseKind::Aliased.
+  unsigned result = 0;
 };
+static_assert(sizeof(UseRule) == 8, "a UseRule fits one register");
 
 /// What a `stablehlo.custom_call` does to host memory.
 enum class CustomCallKind {

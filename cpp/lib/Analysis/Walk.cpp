@@ -362,7 +362,7 @@ void Walk::propagateThroughUse(unsigned id, Operation *user, unsigned operand,
       break;
     std::optional<unsigned> result = reachResult(op, 0, 0, id);
     if (rule.hoistedAboveSlice)
-      recordHostCompute(op, id, result);
+      recordHostCompute(op, id, result ? static_cast<int>(*result) : -1);
     return;
   }
   case UseKind::HostCompute:
@@ -382,18 +382,17 @@ void Walk::propagateThroughHostCompute(unsigned id, Operation *op,
   if (usesSlices)
     noteComputedOn(id, op);
   unsigned facts = factTable.throughHostCompute(nodes[id].facts);
-  std::optional<unsigned> firstResult;
+  int firstResult = -1;
   for (unsigned i = 0, e = op->getNumResults(); i < e; ++i) {
     unsigned result =
         reach(op->getResult(i), 0, id, op, StepKind::HostCompute, facts);
     if (i == 0)
-      firstResult = result;
+      firstResult = static_cast<int>(result);
   }
   recordHostCompute(op, id, firstResult);
 }
 
-void Walk::recordHostCompute(Operation *op, unsigned id,
-                             std::optional<unsigned> firstResult) {
+void Walk::recordHostCompute(Operation *op, unsigned id, int firstResult) {
   const Node &node = nodes[id];
   if (node.step == StepKind::HostCompute) {
     // Not reported again, but XLA's h2h relaxation of strict mode lets only
@@ -405,10 +404,10 @@ void Walk::recordHostCompute(Operation *op, unsigned id,
     }
     return;
   }
-  if (firstResult) {
-    if (nodes[*firstResult].reportedHostCompute)
+  if (firstResult >= 0) {
+    if (nodes[firstResult].reportedHostCompute)
       return;
-    nodes[*firstResult].reportedHostCompute = true;
+    nodes[firstResult].reportedHostCompute = true;
   } else if (!resultlessHostComputeOps.insert(op).second) {
     return;
   }

@@ -182,9 +182,12 @@ private:
   void propagateThroughHostCompute(unsigned id, mlir::Operation *op,
                                    bool usesSlices = true);
   /// Records `op` for HOW101 the first time host memory that no host compute
-  /// made (node `id`) enters it; `firstResult` is the node of its result 0.
-  void recordHostCompute(mlir::Operation *op, unsigned id,
-                         std::optional<unsigned> firstResult);
+  /// made (node `id`) enters it; `firstResult` is the node of its result 0,
+  /// -1 if it has none. Not a std::optional: GCC passes one in a register it
+  /// assembles on the stack from two stores and reads back with one load,
+  /// which waits for both to reach the cache (`chain` 1M's first check, three
+  /// series alternated: 45.1 -> 39.4, 40.8 -> 40.4, 43.6 -> 40.4 ms).
+  void recordHostCompute(mlir::Operation *op, unsigned id, int firstResult);
   /// The ops computing on the host memory of start `start`, added if none
   /// are yet.
   HostComputeOps &getHostComputeGroup(unsigned start);
