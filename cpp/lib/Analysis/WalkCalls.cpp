@@ -109,21 +109,30 @@ unsigned Walk::enterCalleeAnew(unsigned id, Operation *call, unsigned operand) {
     if (nodes[entry.node].facts == entry.nodeFacts)
       factsBefore = entry.nodeFacts;
   }
-  CalleeEntry entered{lastCalleeBody, operand, caller.pathId, caller.facts};
-  entered.flow = sameArgument
-                     ? sameArgument->flow
-                     : getArgumentFlow(lastCalleeBody->getParentOp(), operand);
-  entered.node =
-      reach(lastCalleeBody->getArgument(operand), caller.pathId, id, call,
-            StepKind::IntoCallee, factTable.intoCallee(caller.facts, operand));
-  entered.nodeFacts = nodes[entered.node].facts;
-  entered.changesNothing = factsBefore == entered.nodeFacts;
-  // The entry takes the place of the one the same way, or of the oldest.
+  unsigned pathId = caller.pathId;
+  unsigned callerFacts = caller.facts;
+  unsigned flow = sameArgument
+                      ? sameArgument->flow
+                      : getArgumentFlow(lastCalleeBody->getParentOp(), operand);
+  unsigned node =
+      reach(lastCalleeBody->getArgument(operand), pathId, id, call,
+            StepKind::IntoCallee, factTable.intoCallee(callerFacts, operand));
+  // The entry takes the place of the one the same way, or of the oldest. Its
+  // fields are written in place: an entry built aside and copied in is read
+  // back in wider loads than its stores, which the CPU cannot forward.
   size_t replaced = std::min(sameWay, kCalleeEntriesKept - 1);
   std::move_backward(lastEntries.begin(), lastEntries.begin() + replaced,
                      lastEntries.begin() + replaced + 1);
-  lastEntries.front() = entered;
-  return entered.flow;
+  CalleeEntry &entered = lastEntries.front();
+  entered.body = lastCalleeBody;
+  entered.argument = operand;
+  entered.pathId = pathId;
+  entered.callerFacts = callerFacts;
+  entered.node = node;
+  entered.nodeFacts = nodes[node].facts;
+  entered.changesNothing = factsBefore == entered.nodeFacts;
+  entered.flow = flow;
+  return flow;
 }
 
 unsigned Walk::getArgumentFlow(Operation *function, unsigned argument) {
@@ -142,9 +151,11 @@ void Walk::propagateOutOfFunction(unsigned id, Operation *terminator,
   if (function == entry && operand < outputNodes.size() &&
       outputNodes[operand] < 0)
     outputNodes[operand] = static_cast<int>(id);
-  // Copies: reaching call results below grows the node and fact tables.
+  // By id and index: reaching call results below grows the node and fact
+  // tables, which may move their items; interned facts never change.
   unsigned pathId = nodes[id].pathId;
-  Facts facts = factsOf(id);
+  unsigned factsId = nodes[id].facts;
+  bool global = factTable.get(factsId).global;
   // A node passes here again only when its facts grow, a bounded number of
   // times, so the returns need no search for repeats (which would be
   // quadratic in the results of a callee).
@@ -155,10 +166,11 @@ void Walk::propagateOutOfFunction(unsigned id, Operation *terminator,
   // alone the thousands of call sites of a shared callee that host memory
   // never reaches. Host memory made inside the function returns to every
   // call site.
-  for (unsigned origin : facts.origins) {
+  for (size_t i = 0, e = factTable.get(factsId).origins.size(); i != e; ++i) {
+    unsigned origin = factTable.get(factsId).origins[i];
     unsigned flow = getArgumentFlow(function, origin);
     argumentFlows[flow].returns.emplace_back(operand, id);
-    if (facts.global)
+    if (global)
       continue;
     for (int call = argumentFlows[flow].firstCall; call >= 0;
          call = flowCalls[call].second) {
@@ -168,7 +180,7 @@ void Walk::propagateOutOfFunction(unsigned id, Operation *terminator,
         returnToCall(callOp, operand, id, *callerNode);
     }
   }
-  if (!facts.global)
+  if (!global)
     return;
   for (auto [call, hostCompute] : getCallSites().of(function.getSymNameAttr()))
     if (!hostCompute)
