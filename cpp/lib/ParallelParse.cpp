@@ -563,22 +563,30 @@ void moveUses(Value from, Value to) {
     use->set(to);
 }
 
+/// The block of ops of `module`, null where it has not one region of one
+/// block: the parts are not verified, and ModuleOp::getBody asserts that.
+Block *getModuleBody(ModuleOp module) {
+  if (module->getNumRegions() != 1 || !module.getBodyRegion().hasOneBlock())
+    return nullptr;
+  return module.getBody();
+}
+
 /// Moves the second part into the function of the first; false if the
 /// parsed parts are not as their texts say.
 bool joinParts(ModuleOp firstModule, ModuleOp secondModule,
                const Layout &layout, const SecondPart &part) {
-  Block &modulesOps = *firstModule.getBody();
-  if (modulesOps.getOperations().size() <= layout.functionIndex)
+  Block *modulesOps = getModuleBody(firstModule);
+  if (!modulesOps || modulesOps->getOperations().size() <= layout.functionIndex)
     return false;
-  Operation *function = &*std::next(modulesOps.begin(), layout.functionIndex);
+  Operation *function = &*std::next(modulesOps->begin(), layout.functionIndex);
   if (function->getNumRegions() != 1 || !function->getRegion(0).hasOneBlock())
     return false;
   Block &body = function->getRegion(0).front();
 
-  Block &secondOps = *secondModule.getBody();
-  if (!llvm::hasSingleElement(secondOps))
+  Block *secondOps = getModuleBody(secondModule);
+  if (!secondOps || !llvm::hasSingleElement(*secondOps))
     return false;
-  Operation *partOp = &secondOps.front();
+  Operation *partOp = &secondOps->front();
   if (partOp->getName().getStringRef() != kPartOpName ||
       partOp->getNumRegions() != 1 || !partOp->getRegion(0).hasOneBlock())
     return false;

@@ -272,6 +272,19 @@ def test_a_body_that_is_mostly_one_op_is_parsed_whole() -> None:
     assert_same_as_whole(text, expect_parts=False)
 
 
+def test_a_module_of_two_regions_is_parsed_whole() -> None:
+    # The module's ops in a second region after an empty first one (found by tools/fuzz): the
+    # parts are parsed unverified, and reading the module's body of the first part aborted.
+    text = random_module(7, 400, locations=True)
+    opening = b'"builtin.module"() ({\n'
+    assert text.count(opening) == 1
+    two_regions = text.replace(opening, opening + b"}, {\n")
+    assert_same_as_whole(two_regions, expect_parts=False)
+    module, errors, in_parts = parse(two_regions, 0, verify=True)
+    assert module is None and not in_parts
+    assert "requires one region" in errors
+
+
 def test_below_the_default_size_a_body_is_parsed_whole() -> None:
     text = random_module(5, 300, locations=True)
     assert len(text) < _hostoffload.default_parallel_body_bytes()
