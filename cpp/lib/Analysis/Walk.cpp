@@ -223,7 +223,9 @@ static unsigned getOperandNumber(OpOperand *use) {
   return static_cast<unsigned>(use - use->getOwner()->getOpOperands().data());
 }
 
-void Walk::propagate(unsigned id) {
+// Inline in Walk::run, its one caller, which GCC does not choose: the walk's
+// instructions on callgraph 1M 48.3 -> 46.6 M, chain 100k 19.5 -> 18.7 M.
+LLVM_ATTRIBUTE_ALWAYS_INLINE void Walk::propagate(unsigned id) {
   // Visiting uses in program order makes paths and "first" ops the ones a
   // reader meets first. A start's uses may have been gathered already.
   const Node &node = nodes[id];
