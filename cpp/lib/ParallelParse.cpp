@@ -563,34 +563,37 @@ void moveUses(Value from, Value to) {
     use->set(to);
 }
 
-/// The block of ops of `module`, null where it has not one region of one
-/// block: the parts are not verified, and ModuleOp::getBody asserts that.
-Block *getModuleBody(ModuleOp module) {
-  if (module->getNumRegions() != 1 || !module.getBodyRegion().hasOneBlock())
+/// The block of `op`'s one region, null where it has not one region of one
+/// block: the parts are not verified (ModuleOp::getBody asserts this).
+Block *getOnlyBlock(Operation *op) {
+  if (op->getNumRegions() != 1 || !op->getRegion(0).hasOneBlock())
     return nullptr;
-  return module.getBody();
+  return &op->getRegion(0).front();
 }
 
 /// Moves the second part into the function of the first; false if the
 /// parsed parts are not as their texts say.
 bool joinParts(ModuleOp firstModule, ModuleOp secondModule,
                const Layout &layout, const SecondPart &part) {
-  Block *modulesOps = getModuleBody(firstModule);
+  Block *modulesOps = getOnlyBlock(firstModule);
   if (!modulesOps || modulesOps->getOperations().size() <= layout.functionIndex)
     return false;
-  Operation *function = &*std::next(modulesOps->begin(), layout.functionIndex);
-  if (function->getNumRegions() != 1 || !function->getRegion(0).hasOneBlock())
+  Block *functionBody =
+      getOnlyBlock(&*std::next(modulesOps->begin(), layout.functionIndex));
+  if (!functionBody)
     return false;
-  Block &body = function->getRegion(0).front();
+  Block &body = *functionBody;
 
-  Block *secondOps = getModuleBody(secondModule);
+  Block *secondOps = getOnlyBlock(secondModule);
   if (!secondOps || !llvm::hasSingleElement(*secondOps))
     return false;
   Operation *partOp = &secondOps->front();
-  if (partOp->getName().getStringRef() != kPartOpName ||
-      partOp->getNumRegions() != 1 || !partOp->getRegion(0).hasOneBlock())
+  if (partOp->getName().getStringRef() != kPartOpName)
     return false;
-  Block &second = partOp->getRegion(0).front();
+  Block *partBody = getOnlyBlock(partOp);
+  if (!partBody)
+    return false;
+  Block &second = *partBody;
 
   std::vector<Operation *> firstOps;
   firstOps.reserve(part.numFirstOps);
