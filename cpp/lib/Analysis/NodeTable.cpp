@@ -57,6 +57,19 @@ unsigned NodeTable::getOrCreateAtOtherPath(unsigned first, unsigned pathId,
   return newId;
 }
 
+void FirstNodeTable::clear() {
+  // The buckets of the nodes are found while the table is whole, then
+  // emptied: its pages stay mapped and mostly in the caches, where a new
+  // table would fault each page in again as it is used.
+  std::vector<size_t> used;
+  used.reserve(size);
+  for (const Node &node : nodes)
+    used.push_back(probe(node.value, hashOf(node.value)));
+  for (size_t index : used)
+    buckets[index] = Bucket();
+  size = 0;
+}
+
 void FirstNodeTable::rebuild(size_t capacity) {
   ZeroedLargeArray<Bucket> old = std::move(buckets);
   buckets = ZeroedLargeArray<Bucket>(capacity);

@@ -16,6 +16,7 @@
 #include "mlir/IR/Value.h"
 #include "llvm/ADT/ArrayRef.h"
 #include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/STLExtras.h"
 #include "llvm/Support/Allocator.h"
 #include "llvm/Support/MathExtras.h"
 
@@ -146,6 +147,9 @@ public:
   }
 
   /// How many values have a node.
+  /// Empties the table, which keeps its room.
+  void clear();
+
   size_t getSize() const { return size; }
   /// How many buckets the table has; at least twice getSize().
   size_t getCapacity() const { return buckets.size(); }
@@ -217,6 +221,9 @@ public:
       nodes.emplace_back(value, pathId);
       return id;
     }
+    // `id` is the value's first node.
+    if (id < othersBefore && !llvm::is_contained(watchedRoots, id))
+      reachedOthers = true;
     if (nodes[id].pathId == pathId)
       return id;
     return getOrCreateAtOtherPath(id, pathId, created);
@@ -234,6 +241,38 @@ public:
   }
 
   /// The node of the same value at the next tuple index path, if any.
+  /// From now on, notes a value reached that has a node made before now
+  /// other than the nodes `roots`: host memory walked from `roots` meets
+  /// what was walked before, or another start. `roots` must outlive the
+  /// watch.
+  void watchFrom(llvm::ArrayRef<unsigned> roots) {
+    othersBefore = nodes.size();
+    watchedRoots = roots;
+    reachedOthers = false;
+  }
+  /// Whether a value was reached that watchFrom says to note.
+  bool hasReachedOthers() const { return reachedOthers; }
+
+  /// The nodes as they are, for restore().
+  struct Saved {
+    std::vector<Node> nodes;
+    llvm::DenseMap<unsigned, unsigned> nextPathNodes;
+  };
+  Saved save() const { return {{nodes.begin(), nodes.end()}, nextPathNodes}; }
+  /// Makes the nodes those of `saved`, and stops watching.
+  void restore(const Saved &saved) {
+    firstNodeOfValue.clear();
+    nodes.assign(saved.nodes.begin(), saved.nodes.end());
+    nextPathNodes = saved.nextPathNodes;
+    // A value's first node comes before its nodes at other paths.
+    for (unsigned id = 0, e = nodes.size(); id != e; ++id) {
+      bool inserted;
+      firstNodeOfValue.insert(nodes[id].value, id, inserted);
+    }
+    othersBefore = 0;
+    reachedOthers = false;
+  }
+
   std::optional<unsigned> nextPathNode(unsigned id) const {
     auto it = nextPathNodes.find(id);
     if (it == nextPathNodes.end())
@@ -253,6 +292,11 @@ private:
   /// each node of a value traced at several tuple index paths.
   FirstNodeTable firstNodeOfValue{nodes};
   llvm::DenseMap<unsigned, unsigned> nextPathNodes;
+  /// What watchFrom watches: nodes before `othersBefore` but
+  /// `watchedRoots` are others'.
+  unsigned othersBefore = 0;
+  llvm::ArrayRef<unsigned> watchedRoots;
+  bool reachedOthers = false;
 };
 
 } // namespace hostoffload

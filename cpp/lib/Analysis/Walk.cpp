@@ -2,10 +2,12 @@
 
 #include "Walk.h"
 
+#include "llvm/ADT/BitVector.h"
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/Support/Compiler.h"
 
 #include <algorithm>
+#include <numeric>
 
 using namespace mlir;
 
@@ -101,33 +103,141 @@ prefetchNextOp(Operation *op, const NodeTable &nodes) {
       nodes);
 }
 
-void Walk::run() {
-  // The nodes queued next are mostly far apart in memory, and propagating
-  // one waits for its value's use list, the first use, then its user, one
-  // after the other. The queue says which nodes come next, so each of these
-  // is fetched a few nodes ahead, the next in the chain once the one before
-  // it has had time to arrive.
+/// Asks the processor to fetch, for the nodes `next` and after in `order`
+/// (the order the walk takes them in), what propagating each waits for.
+/// The nodes taken next are mostly far apart in memory, and propagating one
+/// waits for its value's use list, the first use, then its user, one after
+/// the other: each of these is fetched a few nodes ahead, the next in the
+/// chain once the one before it has had time to arrive.
+LLVM_ATTRIBUTE_ALWAYS_INLINE static void
+prefetchAhead(llvm::ArrayRef<unsigned> order, size_t next,
+              const NodeTable &nodes) {
   constexpr size_t kValueAhead = 12, kUseAhead = 8, kUserAhead = 4;
+  size_t size = order.size();
+  if (next + kValueAhead < size)
+    __builtin_prefetch(
+        nodes[order[next + kValueAhead]].value.getAsOpaquePointer());
+  if (next + kUseAhead < size) {
+    Value value = nodes[order[next + kUseAhead]].value;
+    if (!value.use_empty())
+      __builtin_prefetch(&*value.use_begin());
+  }
+  if (next + kUserAhead < size) {
+    Value value = nodes[order[next + kUserAhead]].value;
+    if (!value.use_empty())
+      prefetchOp(reinterpret_cast<const char *>(value.use_begin()->getOwner()),
+                 nodes);
+  }
+}
+
+/// From how many roots (starts queued) run() walks starts apart, and how
+/// many nodes a batch of roots walked together should make: few enough that
+/// what the walk touches at each step stays in the caches (the thousand
+/// segments of `chain` 1M, 500 nodes each, do not), enough that the queue
+/// fetches the next roots while their walks are a few nodes each (an
+/// optimizer state moved to device and back).
+static constexpr size_t kRootsWalkedApart = 16, kNodesPerBatch = 256;
+
+void Walk::run() {
+  if (queue.size() < kRootsWalkedApart || !walkStartsApart())
+    walkQueue();
+  markSlicesComputedInCallees();
+}
+
+bool Walk::walkStartsApart() {
+  std::vector<unsigned> roots(queue.begin(), queue.end());
+  // Each root carries starts no other root does: a node reached from two
+  // starts' additions is queued as one root with both, or as two roots whose
+  // host computes would fall in one group, in another order.
+  llvm::BitVector startsOfRoots;
+  for (unsigned id : roots) {
+    const Facts &facts = factsOf(id);
+    if (facts.moreStarts)
+      return false;
+    for (unsigned start : facts.starts) {
+      if (start >= startsOfRoots.size())
+        startsOfRoots.resize(
+            std::max<size_t>(2 * startsOfRoots.size(), start + 1));
+      if (startsOfRoots.test(start))
+        return false;
+      startsOfRoots.set(start);
+    }
+  }
+  NodeTable::Saved startNodes = nodes.save();
+  // The first batch is one root; each next one as many as make about
+  // kNodesPerBatch nodes at the last batch's nodes per root.
+  size_t rootsTogether = 1;
+  for (llvm::ArrayRef<unsigned> rest = roots; !rest.empty(); ++batch) {
+    llvm::ArrayRef<unsigned> together = rest.take_front(rootsTogether);
+    rest = rest.drop_front(together.size());
+    size_t nodesBefore = nodes.size();
+    queue.assign(together.begin(), together.end());
+    queueHead = 0;
+    level = 0;
+    levelEnd = 0;
+    nodes.watchFrom(together);
+    // A callee entry kept from another batch lets host memory into the
+    // callee without reaching the argument's node, where the two would meet.
+    lastEntries.fill(CalleeEntry());
+    walkQueue();
+    if (nodes.hasReachedOthers() || startsMet) {
+      restart(startNodes, roots);
+      return false;
+    }
+    size_t nodesPerRoot = (nodes.size() - nodesBefore) / together.size();
+    rootsTogether = std::clamp<size_t>(
+        kNodesPerBatch / std::max<size_t>(nodesPerRoot, 1), 1, kNodesPerBatch);
+  }
+  // The walk of all at once makes the groups level by level, and on each
+  // level in the order of the roots: in the order of the batches, and in a
+  // batch in the order its own walk made them.
+  if (!llvm::is_sorted(hostComputeMadeAt)) {
+    std::vector<unsigned> order(hostComputeByStart.size());
+    std::iota(order.begin(), order.end(), 0);
+    llvm::stable_sort(order, [&](unsigned a, unsigned b) {
+      return hostComputeMadeAt[a] < hostComputeMadeAt[b];
+    });
+    auto groups = hostComputeByStart.takeVector();
+    for (unsigned index : order)
+      hostComputeByStart.insert(std::move(groups[index]));
+    lastHostComputeStart = ~0u;
+  }
+  return true;
+}
+
+void Walk::restart(const NodeTable::Saved &startNodes,
+                   llvm::ArrayRef<unsigned> roots) {
+  nodes.restore(startNodes);
+  queue.assign(roots.begin(), roots.end());
+  queueHead = 0;
+  level = 0;
+  levelEnd = 0;
+  batch = 0;
+  startsMet = false;
+  lastEntries.fill(CalleeEntry());
+  argumentFlows.clear();
+  flowCalls.clear();
+  argumentFlowIds.clear();
+  llvm::fill(outputNodes, -1);
+  resultlessHostComputeOps.clear();
+  hostComputeByStart.clear();
+  hostComputeMadeAt.clear();
+  lastHostComputeStart = ~0u;
+  sliceIds.clear();
+  sliceOps.clear();
+  computedSlices.clear();
+  computedOnInCallees.clear();
+}
+
+void Walk::walkQueue() {
   while (queueHead < queue.size()) {
-    size_t size = queue.size();
-    if (queueHead + kValueAhead < size)
-      __builtin_prefetch(
-          nodes[queue[queueHead + kValueAhead]].value.getAsOpaquePointer());
-    if (queueHead + kUseAhead < size) {
-      Value value = nodes[queue[queueHead + kUseAhead]].value;
-      if (!value.use_empty())
-        __builtin_prefetch(&*value.use_begin());
+    if (queueHead == levelEnd) {
+      ++level;
+      levelEnd = queue.size();
     }
-    if (queueHead + kUserAhead < size) {
-      Value value = nodes[queue[queueHead + kUserAhead]].value;
-      if (!value.use_empty())
-        prefetchOp(
-            reinterpret_cast<const char *>(value.use_begin()->getOwner()),
-            nodes);
-    }
+    prefetchAhead(queue, queueHead, nodes);
     propagate(queue[queueHead++]);
   }
-  markSlicesComputedInCallees();
 }
 
 /// How many uses behind the last one gathered Walk::visitStartUsers calls
@@ -410,7 +520,11 @@ void Walk::recordHostCompute(Operation *op, unsigned id, int firstResult) {
     if (nodes[firstResult].reportedHostCompute)
       return;
     nodes[firstResult].reportedHostCompute = true;
-  } else if (!resultlessHostComputeOps.insert(op).second) {
+  } else if (auto [reported, added] =
+                 resultlessHostComputeOps.try_emplace(op, batch);
+             !added) {
+    if (reported->second != batch)
+      startsMet = true;
     return;
   }
   HostComputeOps &group = getHostComputeGroup(factsOf(id).starts.front());
@@ -426,8 +540,10 @@ HostComputeOps &Walk::getHostComputeGroup(unsigned start) {
   // tensor used by a thousand ops).
   if (start != lastHostComputeStart) {
     lastHostComputeStart = start;
-    lastHostComputeGroup = hostComputeByStart.try_emplace(start).first -
-                           hostComputeByStart.begin();
+    auto [group, added] = hostComputeByStart.try_emplace(start);
+    if (added)
+      hostComputeMadeAt.emplace_back(level, batch);
+    lastHostComputeGroup = group - hostComputeByStart.begin();
   }
   return hostComputeByStart.begin()[lastHostComputeGroup].second;
 }

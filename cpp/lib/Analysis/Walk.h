@@ -98,7 +98,9 @@ public:
   /// Host memory starts at `value`, as start `startIndex` of the report.
   void addStart(mlir::Value value, unsigned startIndex);
 
-  /// Follows host memory from the starts until nothing changes.
+  /// Follows host memory from the starts until nothing changes, breadth
+  /// first: the path to a value is a shortest one, and ties go to the start
+  /// added first.
   void run();
 
   //===--------------------------------------------------------------------===//
@@ -165,6 +167,21 @@ private:
   /// argument of the condition (region 0) and of the body (region 1).
   void reachLoopCarried(mlir::Operation *whileOp, unsigned index,
                         unsigned pathId, unsigned from);
+
+  /// Propagates the queued nodes, and those they queue, until none is left.
+  void walkQueue();
+  /// The walk of run() a few starts at a time, in order: a start's host
+  /// memory is mostly in one part of the module, and the breadth-first walk
+  /// of a thousand starts at once touches a thousand parts at each step (on
+  /// `chain` 1M, whose parse does not fit the caches). Where no two batches'
+  /// host memory meets, the nodes, paths and findings are those of the walk
+  /// of all at once. Returns false, with the walk as it was before, where two
+  /// meet or where that cannot be told.
+  bool walkStartsApart();
+  /// Forgets what the walk found: the nodes are `startNodes` again, and
+  /// `roots` are queued.
+  void restart(const NodeTable::Saved &startNodes,
+               llvm::ArrayRef<unsigned> roots);
 
   void propagate(unsigned id);
   /// propagate for a start whose uses were gathered, or a value with more
@@ -237,6 +254,12 @@ private:
   NodeTable nodes;
   LargeVector<unsigned> queue;
   size_t queueHead = 0;
+  /// The level of the breadth-first walk (the steps from its root) of the
+  /// nodes queued before `levelEnd`, and the batch of roots walked
+  /// (walkStartsApart; 0 for all at once).
+  unsigned level = 0;
+  size_t levelEnd = 0;
+  unsigned batch = 0;
   /// The uses of the starts visitStartUsers was asked for, in program order.
   llvm::SmallDenseMap<mlir::Value, llvm::SmallVector<mlir::OpOperand *, 0>, 4>
       startUses;
@@ -290,9 +313,16 @@ private:
   /// The first node reaching each output of the entry function; -1 if none.
   std::vector<int> outputNodes;
   /// Ops without results reported as implicit host compute (the others are
-  /// marked on the node of their first result).
-  llvm::DenseSet<mlir::Operation *> resultlessHostComputeOps;
+  /// marked on the node of their first result), with the batch whose walk
+  /// reported each.
+  llvm::DenseMap<mlir::Operation *, unsigned> resultlessHostComputeOps;
   llvm::MapVector<unsigned, HostComputeOps> hostComputeByStart;
+  /// For each group of `hostComputeByStart`, the level of the walk and the
+  /// batch it was made at: walkStartsApart puts the groups in the order the
+  /// walk of all at once makes them.
+  std::vector<std::pair<unsigned, unsigned>> hostComputeMadeAt;
+  /// walkStartsApart met another batch's host memory outside the nodes.
+  bool startsMet = false;
   /// The start getHostComputeGroup was last asked for, and the index of its
   /// group in `hostComputeByStart`.
   unsigned lastHostComputeStart = ~0u;
