@@ -57,6 +57,11 @@ unsigned NodeTable::getOrCreateAtOtherPath(unsigned first, unsigned pathId,
   return newId;
 }
 
+void NodeTable::noteReachedBefore(unsigned first) {
+  if (!llvm::is_contained(watchedRoots, first))
+    reachedOthers = true;
+}
+
 void FirstNodeTable::clear() {
   // The buckets of the nodes are found while the table is whole, then
   // emptied: its pages stay mapped and mostly in the caches, where a new

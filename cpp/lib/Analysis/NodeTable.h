@@ -16,8 +16,8 @@
 #include "mlir/IR/Value.h"
 #include "llvm/ADT/ArrayRef.h"
 #include "llvm/ADT/DenseMap.h"
-#include "llvm/ADT/STLExtras.h"
 #include "llvm/Support/Allocator.h"
+#include "llvm/Support/Compiler.h"
 #include "llvm/Support/MathExtras.h"
 
 #include <algorithm>
@@ -221,9 +221,10 @@ public:
       nodes.emplace_back(value, pathId);
       return id;
     }
-    // `id` is the value's first node.
-    if (id < othersBefore && !llvm::is_contained(watchedRoots, id))
-      reachedOthers = true;
+    // `id` is the value's first node; the test is out of line, where it
+    // leaves this function small enough for GCC to inline in each step.
+    if (LLVM_UNLIKELY(id < othersBefore))
+      noteReachedBefore(id);
     if (nodes[id].pathId == pathId)
       return id;
     return getOrCreateAtOtherPath(id, pathId, created);
@@ -286,6 +287,8 @@ private:
   /// several.
   unsigned getOrCreateAtOtherPath(unsigned first, unsigned pathId,
                                   bool &created);
+  /// Node `first`, made before the watch began, was reached again.
+  void noteReachedBefore(unsigned first);
 
   LargeVector<Node> nodes;
   /// The first node of each value, and the next node of the same value for
