@@ -146,10 +146,10 @@ public:
     return bucket.getNode();
   }
 
-  /// How many values have a node.
   /// Empties the table, which keeps its room.
   void clear();
 
+  /// How many values have a node.
   size_t getSize() const { return size; }
   /// How many buckets the table has; at least twice getSize().
   size_t getCapacity() const { return buckets.size(); }
@@ -241,7 +241,6 @@ public:
     firstNodeOfValue.prefetch(value);
   }
 
-  /// The node of the same value at the next tuple index path, if any.
   /// From now on, notes a value reached that has a node made before now
   /// other than the nodes `roots`: host memory walked from `roots` meets
   /// what was walked before, or another start. `roots` must outlive the
@@ -274,6 +273,7 @@ public:
     reachedOthers = false;
   }
 
+  /// The node of the same value at the next tuple index path, if any.
   std::optional<unsigned> nextPathNode(unsigned id) const {
     auto it = nextPathNodes.find(id);
     if (it == nextPathNodes.end())
