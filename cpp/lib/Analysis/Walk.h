@@ -10,6 +10,12 @@
 // which their caps bound, so the walk is linear in the size of the module.
 // Nothing recurses on the depth of the program.
 //
+// The walk is breadth first, which makes each node's way from a start a
+// shortest one: that way, and the order of the findings, are what users read.
+// With many starts it takes them a few at a time, which touches far less
+// memory at once, and starts over with all of them where two batches' host
+// memory meets: the outcome is the same, and the work at most twice.
+//
 // XLA flattens the call graph (one clone of a callee per call site) before it
 // traces, so a callee's result is host only at the call sites that pass host
 // memory in. Each node therefore remembers through which arguments of its
