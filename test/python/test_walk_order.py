@@ -10,7 +10,7 @@ from pathlib import Path
 import hostoffload
 from tools.generate import BINARY, UNARY, func_return, main_header, write_module
 
-# More starts than the analysis needs to walk them one at a time (Walk.cpp, kRootsWalkedApart).
+# Enough starts for the analysis to walk them in batches (Walk.cpp, kRootsWalkedApart).
 STARTS = 70
 
 

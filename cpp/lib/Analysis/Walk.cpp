@@ -146,9 +146,10 @@ void Walk::run() {
 
 bool Walk::walkStartsApart() {
   std::vector<unsigned> roots(queue.begin(), queue.end());
-  // Each root carries starts no other root does: a node reached from two
-  // starts' additions is queued as one root with both, or as two roots whose
-  // host computes would fall in one group, in another order.
+  // Each root carries starts no other root does. Two starts added at one
+  // value share its node, queued once with both or twice; in another batch
+  // than the other, such a root would put ops in that start's group of host
+  // compute in another order than the walk of all at once.
   llvm::BitVector startsOfRoots;
   for (unsigned id : roots) {
     const Facts &facts = factsOf(id);
