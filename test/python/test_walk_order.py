@@ -1,6 +1,6 @@
 """The order of the walk, which decides what a finding names: its path is a shortest way from a
 start (ties to the start first in the module), and warnings come in the order the walk finds
-them. With many starts the analysis follows each start on its own while their host memory stays
+them. With many starts the analysis follows them a few at a time while their host memory stays
 apart (docs/performance.md); what it reports must be what the walk of all starts at once
 reports."""
 

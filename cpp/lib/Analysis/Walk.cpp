@@ -172,14 +172,8 @@ bool Walk::walkStartsApart() {
     llvm::ArrayRef<unsigned> together = rest.take_front(rootsTogether);
     rest = rest.drop_front(together.size());
     size_t nodesBefore = nodes.size();
-    queue.assign(together.begin(), together.end());
-    queueHead = 0;
-    level = 0;
-    levelEnd = 0;
+    queueRoots(together);
     nodes.watchFrom(together);
-    // A callee entry kept from another batch lets host memory into the
-    // callee without reaching the argument's node, where the two would meet.
-    lastEntries.fill(CalleeEntry());
     walkQueue();
     if (nodes.hasReachedOthers() || startsMet) {
       restart(startNodes, roots);
@@ -209,13 +203,9 @@ bool Walk::walkStartsApart() {
 void Walk::restart(const NodeTable::Saved &startNodes,
                    llvm::ArrayRef<unsigned> roots) {
   nodes.restore(startNodes);
-  queue.assign(roots.begin(), roots.end());
-  queueHead = 0;
-  level = 0;
-  levelEnd = 0;
+  queueRoots(roots);
   batch = 0;
   startsMet = false;
-  lastEntries.fill(CalleeEntry());
   argumentFlows.clear();
   flowCalls.clear();
   argumentFlowIds.clear();
@@ -228,6 +218,17 @@ void Walk::restart(const NodeTable::Saved &startNodes,
   sliceOps.clear();
   computedSlices.clear();
   computedOnInCallees.clear();
+}
+
+void Walk::queueRoots(llvm::ArrayRef<unsigned> roots) {
+  queue.assign(roots.begin(), roots.end());
+  queueHead = 0;
+  level = 0;
+  levelEnd = 0;
+  // A callee entry kept from before lets host memory into the callee
+  // without reaching the argument's node: where another batch walked it,
+  // the two would not be seen to meet; after restart(), the node is gone.
+  lastEntries.fill(CalleeEntry());
 }
 
 void Walk::walkQueue() {

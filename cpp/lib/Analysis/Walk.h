@@ -174,6 +174,8 @@ private:
   void reachLoopCarried(mlir::Operation *whileOp, unsigned index,
                         unsigned pathId, unsigned from);
 
+  /// Makes `roots` the queue, to be walked from its first level.
+  void queueRoots(llvm::ArrayRef<unsigned> roots);
   /// Propagates the queued nodes, and those they queue, until none is left.
   void walkQueue();
   /// The walk of run() a few starts at a time, in order: a start's host
