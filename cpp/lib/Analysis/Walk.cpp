@@ -165,6 +165,7 @@ bool Walk::walkStartsApart() {
     }
   }
   NodeTable::Saved startNodes = nodes.save();
+  walkingApart = true;
   // The first batch is one root; each next one as many as make about
   // kNodesPerBatch nodes at the last batch's nodes per root.
   size_t rootsTogether = 1;
@@ -204,6 +205,7 @@ void Walk::restart(const NodeTable::Saved &startNodes,
                    llvm::ArrayRef<unsigned> roots) {
   nodes.restore(startNodes);
   queueRoots(roots);
+  walkingApart = false;
   batch = 0;
   startsMet = false;
   argumentFlows.clear();
@@ -498,10 +500,16 @@ void Walk::propagateThroughHostCompute(unsigned id, Operation *op,
   unsigned facts = factTable.throughHostCompute(nodes[id].facts);
   int firstResult = -1;
   for (unsigned i = 0, e = op->getNumResults(); i < e; ++i) {
-    unsigned result =
-        reach(op->getResult(i), 0, id, op, StepKind::HostCompute, facts);
+    // A result without uses passes nothing on, and nothing asks for its
+    // node: most results of host compute on a widely used host tensor are
+    // such results, and their nodes would be a third of the memory the walk
+    // writes (`fanout` 1M).
+    Value result = op->getResult(i);
+    if (!walkingApart && result.use_empty())
+      continue;
+    unsigned node = reach(result, 0, id, op, StepKind::HostCompute, facts);
     if (i == 0)
-      firstResult = static_cast<int>(result);
+      firstResult = static_cast<int>(node);
   }
   recordHostCompute(op, id, firstResult);
 }
@@ -522,6 +530,9 @@ void Walk::recordHostCompute(Operation *op, unsigned id, int firstResult) {
     if (nodes[firstResult].reportedHostCompute)
       return;
     nodes[firstResult].reportedHostCompute = true;
+  } else if (!walkingApart) {
+    if (!hostComputeOpsWithoutNode.insert(op))
+      return;
   } else if (auto [reported, added] =
                  resultlessHostComputeOps.try_emplace(op, batch);
              !added) {

@@ -33,6 +33,7 @@
 #include "LargeArrayAllocator.h"
 #include "ModuleOps.h"
 #include "NodeTable.h"
+#include "OpBitSet.h"
 #include "OpRules.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -320,10 +321,15 @@ private:
 
   /// The first node reaching each output of the entry function; -1 if none.
   std::vector<int> outputNodes;
-  /// Ops without results reported as implicit host compute (the others are
-  /// marked on the node of their first result), with the batch whose walk
-  /// reported each.
+  /// Ops reported as implicit host compute whose result 0 has no node (the
+  /// others are marked on that node): walking starts apart, with the batch
+  /// whose walk reported each; otherwise in a bit set.
   llvm::DenseMap<mlir::Operation *, unsigned> resultlessHostComputeOps;
+  OpBitSet hostComputeOpsWithoutNode;
+  /// Whether the walk takes starts apart (walkStartsApart), which notes
+  /// where batches meet on the nodes they make: every result of host compute
+  /// has a node. Otherwise results without uses have none.
+  bool walkingApart = false;
   llvm::MapVector<unsigned, HostComputeOps> hostComputeByStart;
   /// For each group of `hostComputeByStart`, the level of the walk and the
   /// batch it was made at: walkStartsApart puts the groups in the order the

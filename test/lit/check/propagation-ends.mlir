@@ -159,3 +159,59 @@
   %6 = "stablehlo.log"(%arg0) : (tensor<8xf32>) -> tensor<8xf32>
   "func.return"(%arg0) : (tensor<8xf32>) -> ()
 }) : () -> ()
+
+// -----
+
+// An op counts once however many times host memory reaches it, also where
+// nothing uses its result: through two operands (the add and the multiply,
+// from the argument and from its reshape a step later)...
+"func.func"() <{arg_attrs = [{mhlo.memory_kind = "pinned_host"}], function_type = (tensor<8xf32>) -> tensor<8xf32>, res_attrs = [{mhlo.memory_kind = "pinned_host"}], sym_name = "main"}> ({
+^bb0(%arg0: tensor<8xf32>):
+  // expected-warning @below {{HOW101: 'stablehlo.sine' computes on a tensor in host memory (moved to host starting from argument #0); XLA runs it as host compute and keeps its results in host memory}}
+  // expected-note @below {{and 3 more ops compute on host memory from argument #0}}
+  %0 = "stablehlo.sine"(%arg0) : (tensor<8xf32>) -> tensor<8xf32>
+  // expected-note @below {{'stablehlo.cosine' computes on host memory from the same start}}
+  %1 = "stablehlo.cosine"(%arg0) : (tensor<8xf32>) -> tensor<8xf32>
+  // expected-note @below {{'stablehlo.tan' computes on host memory from the same start}}
+  %2 = "stablehlo.tan"(%arg0) : (tensor<8xf32>) -> tensor<8xf32>
+  // expected-note @below {{'stablehlo.negate' computes on host memory from the same start}}
+  %3 = "stablehlo.negate"(%arg0) : (tensor<8xf32>) -> tensor<8xf32>
+  // expected-note @below {{'stablehlo.abs' computes on host memory from the same start}}
+  %4 = "stablehlo.abs"(%arg0) : (tensor<8xf32>) -> tensor<8xf32>
+  %r = "stablehlo.reshape"(%arg0) : (tensor<8xf32>) -> tensor<2x4xf32>
+  %s = "stablehlo.reshape"(%r) : (tensor<2x4xf32>) -> tensor<8xf32>
+  %5 = "stablehlo.add"(%arg0, %s) : (tensor<8xf32>, tensor<8xf32>) -> tensor<8xf32>
+  %6 = "stablehlo.multiply"(%s, %arg0) : (tensor<8xf32>, tensor<8xf32>) -> tensor<8xf32>
+  %7 = "stablehlo.exponential"(%arg0) : (tensor<8xf32>) -> tensor<8xf32>
+  "func.return"(%arg0) : (tensor<8xf32>) -> ()
+}) : () -> ()
+
+// -----
+
+// ... and from a value walked again as more starts reach it (the loop's
+// first carried value, which the body swaps with the second).
+"func.func"() <{arg_attrs = [{mhlo.memory_kind = "pinned_host"}, {mhlo.memory_kind = "pinned_host"}], function_type = (tensor<8xf32>, tensor<8xf32>) -> tensor<8xf32>, res_attrs = [{mhlo.memory_kind = "pinned_host"}], sym_name = "main"}> ({
+^bb0(%arg0: tensor<8xf32>, %arg1: tensor<8xf32>):
+  %w:2 = "stablehlo.while"(%arg0, %arg1) ({
+  ^bb0(%c0: tensor<8xf32>, %c1: tensor<8xf32>):
+    %p = "stablehlo.constant"() <{value = dense<true> : tensor<i1>}> : () -> tensor<i1>
+    "stablehlo.return"(%p) : (tensor<i1>) -> ()
+  }, {
+  ^bb0(%b0: tensor<8xf32>, %b1: tensor<8xf32>):
+    // expected-warning @below {{HOW101: 'stablehlo.sine' computes on a tensor in host memory (moved to host starting from argument #0); XLA runs it as host compute and keeps its results in host memory}}
+    // expected-note @below {{and 2 more ops compute on host memory from argument #0}}
+    %d0 = "stablehlo.sine"(%b0) : (tensor<8xf32>) -> tensor<8xf32>
+    // expected-note @below {{'stablehlo.cosine' computes on host memory from the same start}}
+    %d1 = "stablehlo.cosine"(%b0) : (tensor<8xf32>) -> tensor<8xf32>
+    // expected-note @below {{'stablehlo.tan' computes on host memory from the same start}}
+    %d2 = "stablehlo.tan"(%b0) : (tensor<8xf32>) -> tensor<8xf32>
+    // expected-note @below {{'stablehlo.abs' computes on host memory from the same start}}
+    %d3 = "stablehlo.abs"(%b0) : (tensor<8xf32>) -> tensor<8xf32>
+    // expected-note @below {{'stablehlo.exponential' computes on host memory from the same start}}
+    %d4 = "stablehlo.exponential"(%b0) : (tensor<8xf32>) -> tensor<8xf32>
+    %d5 = "stablehlo.log"(%b0) : (tensor<8xf32>) -> tensor<8xf32>
+    %d6 = "stablehlo.negate"(%b0) : (tensor<8xf32>) -> tensor<8xf32>
+    "stablehlo.return"(%b1, %b0) : (tensor<8xf32>, tensor<8xf32>) -> ()
+  }) : (tensor<8xf32>, tensor<8xf32>) -> (tensor<8xf32>, tensor<8xf32>)
+  "func.return"(%arg0) : (tensor<8xf32>) -> ()
+}) : () -> ()
