@@ -3,7 +3,10 @@
 // The worklist engine. It takes host memory from its starts along every use,
 // applying the rule OpRules gives for the op, into callees and back out of
 // them, until nothing changes; then it knows, for every value it reached,
-// whether the value is host memory, and which ops compute on host memory.
+// whether the value is host memory, and which ops compute on host memory. A
+// result of host compute that nothing uses is not kept as a node (a million
+// ops can compute on one host tensor): no way runs through it and no output
+// is it.
 //
 // Every node is created once, and a path is clamped to the tuple elements of
 // its value's type; a node is propagated again only when its facts grow,
@@ -128,7 +131,8 @@ public:
     return static_cast<unsigned>(outputNodes[output]);
   }
 
-  /// The first node of `value` that is host memory, if any.
+  /// The first node of `value` that is host memory, if any; none for a result
+  /// of host compute without uses.
   std::optional<unsigned> findHostNode(mlir::Value value) const;
 
   /// The first op computing on slice `slice`; null when XLA reads the slice
