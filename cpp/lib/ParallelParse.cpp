@@ -325,12 +325,35 @@ std::optional<Layout> findLayout(StringRef text, size_t minBodyBytes) {
   }
 
   // The module's ops, two blanks deep: the longest function of one block.
+  // The parts are cut and joined where the indentation says, so the regions
+  // must nest as it says: a line that closes a region deeper or shallower
+  // than its blanks tell (found by tools/fuzz) would put the second part's
+  // ops in another block than a parse of the whole does. With `depth`
+  // regions open inside the module's, an op starts 2 * (depth + 1) blanks
+  // deep, and a block header or a region's closing line 2 * depth.
   Lines body(text.substr(0, moduleClose), moduleBodyBegin);
   size_t bestSize = 0;
   unsigned index = 0;
   bool inRegion = false, oneBlock = false;
   size_t header = npos, bodyBegin = 0;
+  size_t depth = 0;
   while (body.next(line, start)) {
+    size_t blanks = line.find_first_not_of(' ');
+    if (blanks == npos)
+      return std::nullopt;
+    char first = line[blanks];
+    if (first == '}' || first == '^') {
+      if (depth == 0 || blanks != 2 * depth)
+        return std::nullopt;
+      if (line.substr(blanks).starts_with("})"))
+        --depth;
+      else if (first == '}' && !line.substr(blanks).starts_with("}, {"))
+        return std::nullopt;
+    } else if ((first != '%' && first != '"') || blanks != 2 * (depth + 1)) {
+      return std::nullopt;
+    }
+    if (line.ends_with("({"))
+      ++depth;
     if (startsOpAt(line, 2)) {
       ++index;
       inRegion = line.ends_with("({");
@@ -358,7 +381,7 @@ std::optional<Layout> findLayout(StringRef text, size_t minBodyBytes) {
       oneBlock = false;
     }
   }
-  if (bestSize == 0 || bestSize < minBodyBytes)
+  if (depth != 0 || bestSize == 0 || bestSize < minBodyBytes)
     return std::nullopt;
 
   // The second part starts with the first op of the body four blanks deep

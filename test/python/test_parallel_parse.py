@@ -285,6 +285,36 @@ def test_a_module_of_two_regions_is_parsed_whole() -> None:
     assert "requires one region" in errors
 
 
+def test_a_region_closed_at_another_depth_than_its_blanks_is_parsed_whole() -> None:
+    # The inner function's closing line is four blanks deep, as the region op's would be, so
+    # the barrier and the return after it are in the region op's block, not in @main's body
+    # as their blanks say (found by tools/fuzz): cut there, the parts put them in @main and
+    # verify with another first error than MLIR's.
+    text = b"""\
+"builtin.module"() ({
+  "func.func"() <{arg_attrs = [{mhlo.memory_kind = "pinned_host"}], \
+function_type = (tensor<4xf32>) -> tensor<4xf32>, sym_name = "main"}> ({
+  ^bb0(%arg0: tensor<4xf32>):
+    "stablehlo.region"() ({
+      "func.func"() <{function_type = (tensor<4xf32>) -> tensor<4xf32>, sym_name = "inner"}> ({
+      ^bb0(%arg1: tensor<4xf32>):
+        "func.return"(%arg1) : (tensor<4xf32>) -> ()
+      "stablehlo.return"() : () -> ()
+    }) : () -> ()
+    %0 = "stablehlo.optimization_barrier"(%arg0) : (tensor<4xf32>) -> tensor<4xf32>
+    "func.return"(%0) : (tensor<4xf32>) -> ()
+  }) : () -> ()
+}) : () -> ()
+}) : () -> ()
+"""
+    assert_same_as_whole(text, expect_parts=False)
+    mlir, mlir_errors, _ = parse(text, WHOLE, verify=True, as_mlir=True)
+    module, errors, in_parts = parse(text, 0, verify=True)
+    assert mlir is None and module is None and not in_parts
+    assert json.loads(errors) == json.loads(mlir_errors)
+    assert "expects parent op 'func.func'" in errors
+
+
 def test_below_the_default_size_a_body_is_parsed_whole() -> None:
     text = random_module(5, 300, locations=True)
     assert len(text) < _hostoffload.default_parallel_body_bytes()
