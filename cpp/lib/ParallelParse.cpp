@@ -341,15 +341,15 @@ std::optional<Layout> findLayout(StringRef text, size_t minBodyBytes) {
     size_t blanks = line.find_first_not_of(' ');
     if (blanks == npos)
       return std::nullopt;
-    char first = line[blanks];
-    if (first == '}' || first == '^') {
+    StringRef content = line.drop_front(blanks);
+    if (content.starts_with("}") || content.starts_with("^")) {
       if (depth == 0 || blanks != 2 * depth)
         return std::nullopt;
-      if (line.substr(blanks).starts_with("})"))
+      if (content.starts_with("})"))
         --depth;
-      else if (first == '}' && !line.substr(blanks).starts_with("}, {"))
+      else if (content.starts_with("}") && !content.starts_with("}, {"))
         return std::nullopt;
-    } else if ((first != '%' && first != '"') || blanks != 2 * (depth + 1)) {
+    } else if (!startsOpAt(line, 2 * (depth + 1))) {
       return std::nullopt;
     }
     if (line.ends_with("({"))

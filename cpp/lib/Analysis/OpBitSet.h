@@ -29,7 +29,7 @@ public:
   bool insert(mlir::Operation *op) {
     auto address = reinterpret_cast<uintptr_t>(op);
     uintptr_t region = address >> kRegionShift;
-    if (LLVM_UNLIKELY(region != lastRegion || !lastBlock)) {
+    if (LLVM_UNLIKELY(region != lastRegion)) {
       lastRegion = region;
       std::unique_ptr<Block> &block = blocks[region];
       if (!block)
@@ -54,8 +54,9 @@ private:
   using Block = std::array<uint64_t, kBitsPerBlock / 64>;
 
   llvm::DenseMap<uintptr_t, std::unique_ptr<Block>> blocks;
-  /// The region of memory `insert` added an op in last, and its block.
-  uintptr_t lastRegion = 0;
+  /// The region of memory `insert` added an op in last, and its block; at
+  /// first a region no address is in.
+  uintptr_t lastRegion = ~uintptr_t(0);
   Block *lastBlock = nullptr;
 };
 
