@@ -55,7 +55,7 @@ public:
                                      StringAttr symbol) override {
     Operation *table = getNearestSymbolTable(from);
     if (table == scope)
-      return scopeSymbols.lookup(symbol);
+      return scopeSymbols.lookup(symbol).op;
     return table ? lookupSymbolIn(table, symbol) : nullptr;
   }
 
@@ -63,7 +63,7 @@ public:
                                      SymbolRefAttr symbol) override {
     Operation *table = getNearestSymbolTable(from);
     if (table == scope && symbol.getNestedReferences().empty())
-      return scopeSymbols.lookup(symbol.getRootReference());
+      return scopeSymbols.lookup(symbol.getRootReference()).op;
     return table ? lookupSymbolIn(table, symbol) : nullptr;
   }
 
@@ -202,7 +202,7 @@ LogicalResult verifySymbolTableOf(Operation *table, ModuleOps *collected) {
         redefined->getAttrOfType<StringAttr>(SymbolTable::getSymbolAttrName());
     return redefined->emitError()
         .append("redefinition of symbol named '", name.getValue(), "'")
-        .attachNote(symbols.lookup(name)->getLoc())
+        .attachNote(symbols.lookup(name).op->getLoc())
         .append("see existing symbol definition here");
   }
 

@@ -43,7 +43,10 @@ ModuleOps::Symbols ModuleOps::findSymbols(Operation *table,
   redefined = nullptr;
   for (Operation &op : table->getRegion(0).front()) {
     auto name = op.getAttrOfType<StringAttr>(SymbolTable::getSymbolAttrName());
-    if (name && !symbols.try_emplace(name, &op).second) {
+    if (name && !symbols
+                     .try_emplace(name, Symbol{&op, static_cast<unsigned>(
+                                                        symbols.size())})
+                     .second) {
       redefined = &op;
       break;
     }

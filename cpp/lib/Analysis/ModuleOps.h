@@ -93,10 +93,17 @@ private:
 /// while the module stays as it was when they were collected.
 class ModuleOps {
 public:
+  /// An op of a symbol table's body that has a symbol name, and its place
+  /// among those ops: the walk keeps what it learns of a function in tables
+  /// indexed by that place.
+  struct Symbol {
+    mlir::Operation *op = nullptr;
+    unsigned index = 0;
+  };
   /// The ops of a symbol table's body that have a symbol name, by name: what
   /// mlir::SymbolTable holds, in a table that the verifier, which looks for
   /// a name defined twice, fills on its way.
-  using Symbols = llvm::DenseMap<mlir::StringAttr, mlir::Operation *>;
+  using Symbols = llvm::DenseMap<mlir::StringAttr, Symbol>;
 
   /// The symbols of the body of `table` (a symbol table op), up to the first
   /// op whose name an op before it has: that op is `redefined`, null if
@@ -118,8 +125,15 @@ public:
   /// The op of the module's body named `name`, null if there is none. Reads
   /// nothing of the op itself.
   mlir::Operation *lookupSymbol(mlir::StringAttr name) const {
-    return symbols.lookup(name);
+    return symbols.lookup(name).op;
   }
+  /// The symbol of the module's body named `name`, null if there is none.
+  const Symbol *findSymbol(mlir::StringAttr name) const {
+    auto it = symbols.find(name);
+    return it == symbols.end() ? nullptr : &it->second;
+  }
+  /// How many ops of the module's body have a symbol name.
+  size_t getSymbolCount() const { return symbols.size(); }
   /// The function of the module's body named `name`, if there is one.
   mlir::func::FuncOp lookupFunction(mlir::StringAttr name) const {
     return llvm::dyn_cast_or_null<mlir::func::FuncOp>(lookupSymbol(name));

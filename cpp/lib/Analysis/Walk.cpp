@@ -16,6 +16,7 @@ namespace hostoffload {
 Walk::Walk(ModuleOp module, func::FuncOp entry, const OpRules &rules,
            const ModuleOps &ops)
     : module(module), entry(entry), rules(rules), ops(ops),
+      firstFlowOfSymbol(ops.getSymbolCount(), kNoFlows),
       outputNodes(entry.getNumResults(), -1) {
   // Room for every value of the module at one index path, and for every
   // call site once (host compute calls aside): the vectors never copy
@@ -210,7 +211,7 @@ void Walk::restart(const NodeTable::Saved &startNodes,
   startsMet = false;
   argumentFlows.clear();
   flowCalls.clear();
-  argumentFlowIds.clear();
+  llvm::fill(firstFlowOfSymbol, kNoFlows);
   llvm::fill(outputNodes, -1);
   resultlessHostComputeOps.clear();
   hostComputeByStart.clear();

@@ -72,9 +72,12 @@ void Walk::propagateIntoCallee(unsigned id, Operation *call, unsigned operand) {
   // Call sites in a row mostly call one function (a scan body, a layer).
   if (callee.getAttr() != lastCallee) {
     lastCallee = callee.getAttr();
-    func::FuncOp function = lookupFunction(lastCallee);
+    const ModuleOps::Symbol *symbol = ops.findSymbol(lastCallee);
+    auto function =
+        symbol ? llvm::dyn_cast<func::FuncOp>(symbol->op) : func::FuncOp();
     lastCalleeBody =
         function && !function.isExternal() ? &function.front() : nullptr;
+    lastCalleeSymbol = symbol ? symbol->index : 0;
   }
   if (!lastCalleeBody || operand >= lastCalleeBody->getNumArguments())
     return;
@@ -111,9 +114,11 @@ unsigned Walk::enterCalleeAnew(unsigned id, Operation *call, unsigned operand) {
   }
   unsigned pathId = caller.pathId;
   unsigned callerFacts = caller.facts;
-  unsigned flow = sameArgument
-                      ? sameArgument->flow
-                      : getArgumentFlow(lastCalleeBody->getParentOp(), operand);
+  unsigned flow =
+      sameArgument
+          ? sameArgument->flow
+          : getArgumentFlow(lastCalleeSymbol, lastCalleeBody->getNumArguments(),
+                            operand);
   unsigned node =
       reach(lastCalleeBody->getArgument(operand), pathId, id, call,
             StepKind::IntoCallee, factTable.intoCallee(callerFacts, operand));
@@ -135,12 +140,14 @@ unsigned Walk::enterCalleeAnew(unsigned id, Operation *call, unsigned operand) {
   return flow;
 }
 
-unsigned Walk::getArgumentFlow(Operation *function, unsigned argument) {
-  auto [it, inserted] =
-      argumentFlowIds.try_emplace({function, argument}, argumentFlows.size());
-  if (inserted)
-    argumentFlows.emplace_back();
-  return it->second;
+unsigned Walk::getArgumentFlow(unsigned symbol, unsigned argumentCount,
+                               unsigned argument) {
+  unsigned &first = firstFlowOfSymbol[symbol];
+  if (first == kNoFlows) {
+    first = argumentFlows.size();
+    argumentFlows.resize(argumentFlows.size() + argumentCount);
+  }
+  return first + argument;
 }
 
 void Walk::propagateOutOfFunction(unsigned id, Operation *terminator,
@@ -156,6 +163,11 @@ void Walk::propagateOutOfFunction(unsigned id, Operation *terminator,
   unsigned pathId = nodes[id].pathId;
   unsigned factsId = nodes[id].facts;
   bool global = factTable.get(factsId).global;
+  // Host memory enters only functions of the module's body through calls:
+  // one elsewhere (inside a nested module) has no call sites to return to.
+  const ModuleOps::Symbol *symbol = ops.findSymbol(function.getSymNameAttr());
+  if (!symbol || symbol->op != function)
+    return;
   // A node passes here again only when its facts grow, a bounded number of
   // times, so the returns need no search for repeats (which would be
   // quadratic in the results of a callee).
@@ -166,9 +178,15 @@ void Walk::propagateOutOfFunction(unsigned id, Operation *terminator,
   // alone the thousands of call sites of a shared callee that host memory
   // never reaches. Host memory made inside the function returns to every
   // call site.
+  unsigned argumentCount = function.front().getNumArguments();
   for (size_t i = 0, e = factTable.get(factsId).origins.size(); i != e; ++i) {
     unsigned origin = factTable.get(factsId).origins[i];
-    unsigned flow = getArgumentFlow(function, origin);
+    // Host memory a callee returns to every call site keeps the callee's
+    // origins, which can name arguments this function does not have; no call
+    // site enters those.
+    if (origin >= argumentCount)
+      continue;
+    unsigned flow = getArgumentFlow(symbol->index, argumentCount, origin);
     argumentFlows[flow].returns.emplace_back(operand, id);
     if (global)
       continue;

@@ -215,3 +215,26 @@
   }) : (tensor<8xf32>, tensor<8xf32>) -> (tensor<8xf32>, tensor<8xf32>)
   "func.return"(%arg0) : (tensor<8xf32>) -> ()
 }) : () -> ()
+
+// -----
+
+// Host memory returned by a function of a nested module ends there: no call
+// site of the module's own @f of the same name takes it.
+"builtin.module"() ({
+  "func.func"() <{function_type = (tensor<8xf32>) -> tensor<8xf32>, sym_name = "main"}> ({
+  ^bb0(%arg0: tensor<8xf32>):
+    %0 = "func.call"(%arg0) <{callee = @f}> : (tensor<8xf32>) -> tensor<8xf32>
+    "func.return"(%0) : (tensor<8xf32>) -> ()
+  }) : () -> ()
+  "func.func"() <{function_type = (tensor<8xf32>) -> tensor<8xf32>, sym_name = "f", sym_visibility = "private"}> ({
+  ^bb0(%x: tensor<8xf32>):
+    "func.return"(%x) : (tensor<8xf32>) -> ()
+  }) : () -> ()
+  "builtin.module"() <{sym_name = "inner"}> ({
+    "func.func"() <{function_type = (tensor<8xf32>) -> tensor<8xf32>, sym_name = "f"}> ({
+    ^bb0(%y: tensor<8xf32>):
+      %1 = "stablehlo.custom_call"(%y) <{call_target_name = "annotate_device_placement", has_side_effect = true}> {mhlo.frontend_attributes = {_xla_buffer_placement = "pinned_host"}} : (tensor<8xf32>) -> tensor<8xf32>
+      "func.return"(%1) : (tensor<8xf32>) -> ()
+    }) : () -> ()
+  }) : () -> ()
+}) : () -> ()
