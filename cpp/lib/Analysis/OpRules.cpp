@@ -300,11 +300,7 @@ UseRule OpRules::classifyYield(Operation *terminator) const {
   return rule(UseKind::HostCompute);
 }
 
-bool OpRules::isHostComputeCall(Operation *call) const {
-  // Most calls have no discardable attributes, whose dictionary is then the
-  // context's one empty dictionary.
-  if (call->getRawDictionaryAttrs() == emptyDictionary)
-    return false;
+bool OpRules::hasHostComputeType(Operation *call) const {
   auto frontendAttrs = llvm::dyn_cast_or_null<DictionaryAttr>(
       call->getDiscardableAttr(this->frontendAttrs));
   if (!frontendAttrs)

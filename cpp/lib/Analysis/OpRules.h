@@ -190,8 +190,13 @@ public:
   UseRule classifyYield(mlir::Operation *terminator) const;
 
   /// A call marked compute_on("device_host"): it consumes host memory, and is
-  /// no caller for the walk.
-  bool isHostComputeCall(mlir::Operation *call) const;
+  /// no caller for the walk. Inline where the call has no discardable
+  /// attributes, as most have: their dictionary is the context's one empty
+  /// dictionary.
+  bool isHostComputeCall(mlir::Operation *call) const {
+    return call->getRawDictionaryAttrs() != emptyDictionary &&
+           hasHostComputeType(call);
+  }
 
   bool isCall(mlir::Operation *op) const { return is(op, call); }
   bool isCustomCall(mlir::Operation *op) const { return is(op, customCall); }
@@ -203,6 +208,9 @@ public:
   bool isCopy(mlir::Operation *op) const { return op && is(op, mhloCopy); }
 
 private:
+  /// Whether the frontend attributes of `call` say compute_on("device_host").
+  bool hasHostComputeType(mlir::Operation *call) const;
+
   static bool is(mlir::Operation *op, mlir::StringAttr name) {
     return op->getName().getIdentifier() == name;
   }

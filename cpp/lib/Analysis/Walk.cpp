@@ -234,10 +234,21 @@ void Walk::queueRoots(llvm::ArrayRef<unsigned> roots) {
   lastEntries.fill(CalleeEntry());
 }
 
+/// From how many nodes walked the queue drops them, at the end of a level
+/// where they are at least half of it.
+static constexpr size_t kWalkedNodesDropped = 1024;
+
 void Walk::walkQueue() {
   while (queueHead < queue.size()) {
     if (queueHead == levelEnd) {
       ++level;
+      // A narrow walk (a chain of call sites) would otherwise write a fresh
+      // page of queue every thousand nodes; this keeps it in a few pages,
+      // at the cost of moving each node queued at most once on average.
+      if (queueHead >= kWalkedNodesDropped && 2 * queueHead >= queue.size()) {
+        queue.erase(queue.begin(), queue.begin() + queueHead);
+        queueHead = 0;
+      }
       levelEnd = queue.size();
     }
     prefetchAhead(queue, queueHead, nodes);

@@ -285,7 +285,7 @@ private:
 
   /// The callee the walk entered last, its body (null if it has none), and
   /// its index among the symbols of the module's body.
-  mlir::StringAttr lastCallee;
+  mlir::FlatSymbolRefAttr lastCallee;
   mlir::Block *lastCalleeBody = nullptr;
   unsigned lastCalleeSymbol = 0;
   /// A time host memory entered a callee's argument.

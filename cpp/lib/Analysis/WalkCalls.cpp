@@ -70,9 +70,9 @@ void Walk::propagateIntoCallee(unsigned id, Operation *call, unsigned operand) {
   if (!callee)
     return;
   // Call sites in a row mostly call one function (a scan body, a layer).
-  if (callee.getAttr() != lastCallee) {
-    lastCallee = callee.getAttr();
-    const ModuleOps::Symbol *symbol = ops.findSymbol(lastCallee);
+  if (callee != lastCallee) {
+    lastCallee = callee;
+    const ModuleOps::Symbol *symbol = ops.findSymbol(callee.getAttr());
     auto function =
         symbol ? llvm::dyn_cast<func::FuncOp>(symbol->op) : func::FuncOp();
     lastCalleeBody =
@@ -89,6 +89,11 @@ void Walk::propagateIntoCallee(unsigned id, Operation *call, unsigned operand) {
 }
 
 unsigned Walk::enterCalleeAnew(unsigned id, Operation *call, unsigned operand) {
+  // Mostly a callee entered for the first time, whose argument's node-table
+  // bucket and use list are not in the caches: both are fetched at once,
+  // while the entries are searched, instead of one after the other.
+  BlockArgument argument = lastCalleeBody->getArgument(operand);
+  prefetchValue(argument);
   const Node &caller = nodes[id];
   // An entry into the same argument knows its flow; one the same way, and
   // with the argument's node as it left it, tells whether this entry
@@ -119,9 +124,8 @@ unsigned Walk::enterCalleeAnew(unsigned id, Operation *call, unsigned operand) {
           ? sameArgument->flow
           : getArgumentFlow(lastCalleeSymbol, lastCalleeBody->getNumArguments(),
                             operand);
-  unsigned node =
-      reach(lastCalleeBody->getArgument(operand), pathId, id, call,
-            StepKind::IntoCallee, factTable.intoCallee(callerFacts, operand));
+  unsigned node = reach(argument, pathId, id, call, StepKind::IntoCallee,
+                        factTable.intoCallee(callerFacts, operand));
   // The entry takes the place of the one the same way, or of the oldest. Its
   // fields are written in place: an entry built aside and copied in is read
   // back in wider loads than its stores, which the CPU cannot forward.
