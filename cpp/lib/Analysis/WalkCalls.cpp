@@ -89,11 +89,6 @@ void Walk::propagateIntoCallee(unsigned id, Operation *call, unsigned operand) {
 }
 
 unsigned Walk::enterCalleeAnew(unsigned id, Operation *call, unsigned operand) {
-  // Mostly a callee entered for the first time, whose argument's node-table
-  // bucket and use list are not in the caches: both are fetched at once,
-  // while the entries are searched, instead of one after the other.
-  BlockArgument argument = lastCalleeBody->getArgument(operand);
-  prefetchValue(argument);
   const Node &caller = nodes[id];
   // An entry into the same argument knows its flow; one the same way, and
   // with the argument's node as it left it, tells whether this entry
@@ -124,8 +119,9 @@ unsigned Walk::enterCalleeAnew(unsigned id, Operation *call, unsigned operand) {
           ? sameArgument->flow
           : getArgumentFlow(lastCalleeSymbol, lastCalleeBody->getNumArguments(),
                             operand);
-  unsigned node = reach(argument, pathId, id, call, StepKind::IntoCallee,
-                        factTable.intoCallee(callerFacts, operand));
+  unsigned node =
+      reach(lastCalleeBody->getArgument(operand), pathId, id, call,
+            StepKind::IntoCallee, factTable.intoCallee(callerFacts, operand));
   // The entry takes the place of the one the same way, or of the oldest. Its
   // fields are written in place: an entry built aside and copied in is read
   // back in wider loads than its stores, which the CPU cannot forward.
