@@ -25,8 +25,9 @@ Walk::Walk(ModuleOp module, func::FuncOp entry, const OpRules &rules,
   nodes.reserve(ops.getValueCount());
   queue.reserve(ops.getValueCount());
   flowCalls.reserve(ops.getCallSiteCount());
-  // Room for an argument flow per call site and entry argument (more, from
-  // calls passing host memory in through several operands, grow it).
+  // Room for as many argument flows as call sites and entry arguments; a
+  // function's flows are made for all its arguments at once, and callees
+  // with more arguments than call sites grow it.
   argumentFlows.reserve(ops.getCallSiteCount() + entry.getNumArguments());
 }
 
