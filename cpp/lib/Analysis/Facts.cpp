@@ -82,6 +82,14 @@ unsigned FactTable::findOutOfCallee(unsigned callee, unsigned caller) {
   });
 }
 
+unsigned FactTable::findOutOfCalleeEverywhere(unsigned callee) {
+  return cached(everywhereCache, {callee, 0}, [&] {
+    Facts returned = facts[callee];
+    returned.origins.clear();
+    return returned;
+  });
+}
+
 unsigned FactTable::findThroughSlice(unsigned from, unsigned slice) {
   return cached(sliceCache, {from, slice}, [&] {
     Facts sliced = facts[from];

@@ -25,7 +25,9 @@
 //     by the argument entered (`intoCallee`); a returned value gives the call
 //     site's result the facts of the caller's operand, made conditional on
 //     the callee's slices where the returned value is conditional
-//     (`outOfCallee`).
+//     (`outOfCallee`); a value that is host whatever the caller passes
+//     reaches every call site with its facts but the origins
+//     (`outOfCalleeEverywhere`).
 //  5. Slices: the result of a slice is host memory only on the condition that
 //     this slice is computed on (`throughSlice`); host compute on a value
 //     makes it host memory outright (`throughHostCompute`).
@@ -110,6 +112,18 @@ public:
                               [&] { return findOutOfCallee(callee, caller); });
   }
 
+  /// A callee's return value with facts `callee`, which is host memory
+  /// whatever the caller passes (`global`), seen at every call site: the
+  /// same facts but the origins, which number the callee's arguments and
+  /// mean nothing at a call site. Host memory that came through an argument
+  /// reaches the call sites it entered from by outOfCallee.
+  unsigned outOfCalleeEverywhere(unsigned callee) {
+    if (facts[callee].origins.empty())
+      return callee;
+    return everywhereCache.lastOr(
+        {callee, 0}, [&] { return findOutOfCalleeEverywhere(callee); });
+  }
+
   /// The result of slice `slice` of a value with facts `from`.
   unsigned throughSlice(unsigned from, unsigned slice) {
     return sliceCache.lastOr({from, slice},
@@ -134,6 +148,7 @@ private:
   unsigned makeUnconditional(unsigned from);
   unsigned findIntoCallee(unsigned from, unsigned argument);
   unsigned findOutOfCallee(unsigned callee, unsigned caller);
+  unsigned findOutOfCalleeEverywhere(unsigned callee);
   unsigned findThroughSlice(unsigned from, unsigned slice);
 
   /// The results of one operation, by its operands. Uses in a row mostly ask
@@ -171,7 +186,8 @@ private:
   /// The ids of the facts interned, by `hashFacts` of each: the facts of
   /// almost every hash have one id.
   llvm::DenseMap<unsigned, llvm::SmallVector<unsigned, 1>> idsByHash;
-  Cache mergeCache, calleeCache, returnCache, sliceCache, computeCache;
+  Cache mergeCache, calleeCache, returnCache, everywhereCache, sliceCache,
+      computeCache;
 };
 
 } // namespace hostoffload

@@ -181,9 +181,9 @@ void Walk::propagateOutOfFunction(unsigned id, Operation *terminator,
   unsigned argumentCount = function.front().getNumArguments();
   for (size_t i = 0, e = factTable.get(factsId).origins.size(); i != e; ++i) {
     unsigned origin = factTable.get(factsId).origins[i];
-    // Host memory a callee returns to every call site keeps the callee's
-    // origins, which can name arguments this function does not have; no call
-    // site enters those.
+    // Origins number this function's arguments (a callee's are dropped where
+    // its host memory returns to every call site); the test keeps the table
+    // of flows in bounds whatever facts reach a return.
     if (origin >= argumentCount)
       continue;
     unsigned flow = getArgumentFlow(symbol->index, argumentCount, origin);
@@ -200,9 +200,10 @@ void Walk::propagateOutOfFunction(unsigned id, Operation *terminator,
   }
   if (!global)
     return;
+  unsigned everywhere = factTable.outOfCalleeEverywhere(factsId);
   for (auto [call, hostCompute] : getCallSites().of(function.getSymNameAttr()))
     if (!hostCompute)
-      reachResult(call, operand, pathId, id, StepKind::OutOfCallee);
+      reachResult(call, operand, pathId, id, StepKind::OutOfCallee, everywhere);
 }
 
 } // namespace hostoffload

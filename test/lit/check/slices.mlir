@@ -228,3 +228,36 @@
   }) : (tensor<8xf32>, tensor<1xi32>, tensor<2xf32>) -> tensor<8xf32>
   "func.return"(%0, %4, %5, %6) : (tensor<2xf32>, tensor<8xf32>, tensor<2xf32>, tensor<8xf32>) -> ()
 }) : () -> ()
+
+// -----
+
+// @g returns to every call site host memory it made (a start inside it),
+// merged with its argument: at @f's call site that argument is @f's %y, not
+// @f's argument 0. Computing on the result in @f therefore computes on @f's
+// %y, and the slice passed as @f's unused %x is read into device memory.
+"builtin.module"() ({
+  "func.func"() <{arg_attrs = [{mhlo.memory_kind = "pinned_host"}, {mhlo.memory_kind = "pinned_host"}, {}], function_type = (tensor<8xf32>, tensor<4xf32>, tensor<i32>) -> (tensor<4xf32>, tensor<4xf32>), res_attrs = [{mhlo.memory_kind = "device"}, {mhlo.memory_kind = "pinned_host"}], sym_name = "main"}> ({
+  ^bb0(%arg0: tensor<8xf32>, %arg1: tensor<4xf32>, %k: tensor<i32>):
+    %s = "stablehlo.slice"(%arg0) <{limit_indices = array<i64: 4>, start_indices = array<i64: 0>, strides = array<i64: 1>}> : (tensor<8xf32>) -> tensor<4xf32>
+    %r = "func.call"(%s, %arg1, %k) <{callee = @f}> : (tensor<4xf32>, tensor<4xf32>, tensor<i32>) -> tensor<4xf32>
+    "func.return"(%s, %r) : (tensor<4xf32>, tensor<4xf32>) -> ()
+  }) : () -> ()
+  "func.func"() <{function_type = (tensor<4xf32>, tensor<4xf32>, tensor<i32>) -> tensor<4xf32>, sym_name = "f", sym_visibility = "private"}> ({
+  ^bb0(%x: tensor<4xf32>, %y: tensor<4xf32>, %kf: tensor<i32>):
+    %g = "func.call"(%y, %kf) <{callee = @g}> : (tensor<4xf32>, tensor<i32>) -> tensor<4xf32>
+    // expected-warning @below {{HOW101: 'stablehlo.multiply' computes on a tensor in host memory (moved to host starting from 'annotate_device_placement' to pinned_host)}}
+    %m = "stablehlo.multiply"(%g, %g) : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
+    "func.return"(%m) : (tensor<4xf32>) -> ()
+  }) : () -> ()
+  "func.func"() <{function_type = (tensor<4xf32>, tensor<i32>) -> tensor<4xf32>, sym_name = "g", sym_visibility = "private"}> ({
+  ^bb0(%a: tensor<4xf32>, %kg: tensor<i32>):
+    %d = "stablehlo.constant"() <{value = dense<1.0> : tensor<4xf32>}> : () -> tensor<4xf32>
+    %h = "stablehlo.custom_call"(%d) <{call_target_name = "annotate_device_placement", has_side_effect = true}> {mhlo.frontend_attributes = {_xla_buffer_placement = "pinned_host"}} : (tensor<4xf32>) -> tensor<4xf32>
+    %c = "stablehlo.case"(%kg) ({
+      "stablehlo.return"(%h) : (tensor<4xf32>) -> ()
+    }, {
+      "stablehlo.return"(%a) : (tensor<4xf32>) -> ()
+    }) : (tensor<i32>) -> tensor<4xf32>
+    "func.return"(%c) : (tensor<4xf32>) -> ()
+  }) : () -> ()
+}) : () -> ()
