@@ -168,16 +168,27 @@ void Walk::propagateOutOfFunction(unsigned id, Operation *terminator,
   const ModuleOps::Symbol *symbol = ops.findSymbol(function.getSymNameAttr());
   if (!symbol || symbol->op != function)
     return;
+  // Host memory made inside the function returns to every call site, first:
+  // its facts lead where it also came through an argument.
+  if (global) {
+    unsigned everywhere = factTable.outOfCalleeEverywhere(factsId);
+    for (auto [call, hostCompute] :
+         getCallSites().of(function.getSymNameAttr()))
+      if (!hostCompute)
+        reachResult(call, operand, pathId, id, StepKind::OutOfCallee,
+                    everywhere);
+  }
   // A node passes here again only when its facts grow, a bounded number of
   // times, so the returns need no search for repeats (which would be
   // quadratic in the results of a callee).
   //
   // Host memory that came through an argument returns only to the call
-  // sites it entered from; the others, whose operands are yet to be
-  // walked, take the return when they enter. Visiting only these leaves
-  // alone the thousands of call sites of a shared callee that host memory
-  // never reaches. Host memory made inside the function returns to every
-  // call site.
+  // sites it entered from, with the facts of the operand there, also where
+  // the value is host memory at every call site: a caller computing on it
+  // computes on what it passed in (a slice, say). The other call sites,
+  // whose operands are yet to be walked, take the return when they enter.
+  // Visiting only these leaves alone the thousands of call sites of a shared
+  // callee that host memory never reaches.
   unsigned argumentCount = function.front().getNumArguments();
   for (size_t i = 0, e = factTable.get(factsId).origins.size(); i != e; ++i) {
     unsigned origin = factTable.get(factsId).origins[i];
@@ -188,8 +199,6 @@ void Walk::propagateOutOfFunction(unsigned id, Operation *terminator,
       continue;
     unsigned flow = getArgumentFlow(symbol->index, argumentCount, origin);
     argumentFlows[flow].returns.emplace_back(operand, id);
-    if (global)
-      continue;
     for (int call = argumentFlows[flow].firstCall; call >= 0;
          call = flowCalls[call].second) {
       Operation *callOp = flowCalls[call].first;
@@ -198,12 +207,6 @@ void Walk::propagateOutOfFunction(unsigned id, Operation *terminator,
         returnToCall(callOp, operand, id, *callerNode);
     }
   }
-  if (!global)
-    return;
-  unsigned everywhere = factTable.outOfCalleeEverywhere(factsId);
-  for (auto [call, hostCompute] : getCallSites().of(function.getSymNameAttr()))
-    if (!hostCompute)
-      reachResult(call, operand, pathId, id, StepKind::OutOfCallee, everywhere);
 }
 
 } // namespace hostoffload

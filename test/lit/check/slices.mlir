@@ -261,3 +261,41 @@
     "func.return"(%c) : (tensor<4xf32>) -> ()
   }) : () -> ()
 }) : () -> ()
+
+// -----
+
+// The same @g at @f's call site with the slice passed as @f's %y, which
+// enters @g: the result @f computes on came through %y, so the slice is
+// computed on and stays in host memory, as XLA:TPU raises E1200 for it.
+"builtin.module"() ({
+  "func.func"() <{arg_attrs = [{mhlo.memory_kind = "pinned_host"}, {mhlo.memory_kind = "pinned_host"}, {}], function_type = (tensor<8xf32>, tensor<4xf32>, tensor<i32>) -> (tensor<4xf32>, tensor<4xf32>), res_attrs = [{mhlo.memory_kind = "device"}, {mhlo.memory_kind = "pinned_host"}], sym_name = "main"}> ({
+  // expected-note @below {{in host memory from the start: argument #0 is declared mhlo.memory_kind = "pinned_host"}}
+  ^bb0(%arg0: tensor<8xf32>, %arg1: tensor<4xf32>, %k: tensor<i32>):
+    // expected-error @below {{E1200: Tensor which is moved to host (starting from argument #0) is returned from the entry computation but the layout for this output is not set to host memory; output 0 is declared mhlo.memory_kind = "device"}}
+    // expected-note @below {{path: argument #0 -> stablehlo.slice -> output 0}}
+    // expected-note @below {{'stablehlo.slice' of host memory stays in host memory: its result is also used by 'stablehlo.multiply', so XLA runs the slice as host compute instead of reading it into device memory}}
+    // expected-note @below {{fix (keep it in host memory)}}
+    // expected-note @below {{fix (bring it back to device memory)}}
+    %s = "stablehlo.slice"(%arg0) <{limit_indices = array<i64: 4>, start_indices = array<i64: 0>, strides = array<i64: 1>}> : (tensor<8xf32>) -> tensor<4xf32>
+    %r = "func.call"(%arg1, %s, %k) <{callee = @f}> : (tensor<4xf32>, tensor<4xf32>, tensor<i32>) -> tensor<4xf32>
+    "func.return"(%s, %r) : (tensor<4xf32>, tensor<4xf32>) -> ()
+  }) : () -> ()
+  "func.func"() <{function_type = (tensor<4xf32>, tensor<4xf32>, tensor<i32>) -> tensor<4xf32>, sym_name = "f", sym_visibility = "private"}> ({
+  ^bb0(%x: tensor<4xf32>, %y: tensor<4xf32>, %kf: tensor<i32>):
+    %g = "func.call"(%y, %kf) <{callee = @g}> : (tensor<4xf32>, tensor<i32>) -> tensor<4xf32>
+    // expected-warning @below {{HOW101: 'stablehlo.multiply' computes on a tensor in host memory (moved to host starting from 'annotate_device_placement' to pinned_host)}}
+    %m = "stablehlo.multiply"(%g, %g) : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
+    "func.return"(%m) : (tensor<4xf32>) -> ()
+  }) : () -> ()
+  "func.func"() <{function_type = (tensor<4xf32>, tensor<i32>) -> tensor<4xf32>, sym_name = "g", sym_visibility = "private"}> ({
+  ^bb0(%a: tensor<4xf32>, %kg: tensor<i32>):
+    %d = "stablehlo.constant"() <{value = dense<1.0> : tensor<4xf32>}> : () -> tensor<4xf32>
+    %h = "stablehlo.custom_call"(%d) <{call_target_name = "annotate_device_placement", has_side_effect = true}> {mhlo.frontend_attributes = {_xla_buffer_placement = "pinned_host"}} : (tensor<4xf32>) -> tensor<4xf32>
+    %c = "stablehlo.case"(%kg) ({
+      "stablehlo.return"(%h) : (tensor<4xf32>) -> ()
+    }, {
+      "stablehlo.return"(%a) : (tensor<4xf32>) -> ()
+    }) : (tensor<i32>) -> tensor<4xf32>
+    "func.return"(%c) : (tensor<4xf32>) -> ()
+  }) : () -> ()
+}) : () -> ()
