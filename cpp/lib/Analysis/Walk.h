@@ -172,8 +172,6 @@ private:
   unsigned clampPath(mlir::Value value, unsigned pathId);
   void reachBlockArgument(mlir::Operation *op, unsigned regionNumber,
                           unsigned argNumber, unsigned pathId, unsigned from);
-  /// Asks the processor to fetch what reaching `value` reads first.
-  void prefetchValue(mlir::Value value) const;
   /// Loop-carried value `index` of a while loop: the result, and the
   /// argument of the condition (region 0) and of the body (region 1).
   void reachLoopCarried(mlir::Operation *whileOp, unsigned index,
