@@ -19,6 +19,7 @@
 
 #include "hostoffload/ModuleVerifier.h"
 
+#include "Analysis/LargeArrayAllocator.h"
 #include "Analysis/ModuleOps.h"
 #include "Analysis/OpRules.h"
 #include "Analysis/PreorderOps.h"
@@ -287,6 +288,9 @@ LogicalResult verifyModule(Operation *op, std::optional<ModuleOps> *collected) {
     return verify(op);
   if (!collected)
     return verifyModuleOp(module, nullptr);
+  // The ops are collected for an analysis, whose arrays are made ready while
+  // this thread verifies.
+  prepareLargeArrays();
   ModuleOps &ops = collected->emplace();
   if (succeeded(verifyModuleOp(module, &ops)))
     return success();

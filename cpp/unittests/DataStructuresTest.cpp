@@ -3,8 +3,9 @@
 // Checks the rules of the facts lattice (Facts.h) and its interning, the node
 // and path tables (NodeTable.h), toValidUTF8 and the ops in pre-order
 // (PreorderOps.h) on values made for the test, where runWithOwnHeap runs its
-// work (LargeArrayAllocator.h), and that the verifier's walk collects the ops
-// the analysis's own walk would (ModuleOps.h).
+// work and what arrays made ready ahead of it give (LargeArrayAllocator.h),
+// and that the verifier's walk collects the ops the analysis's own walk would
+// (ModuleOps.h).
 // Prints one line per check that fails and a summary per group; exits 1 if
 // any check failed. test/lit/unit runs it.
 //
@@ -32,11 +33,18 @@
 #include "llvm/Support/raw_ostream.h"
 
 #include <algorithm>
+#include <chrono>
+#include <cstdint>
+#include <fstream>
 #include <memory>
 #include <optional>
 #include <string>
 #include <thread>
 #include <vector>
+
+#if defined(__linux__)
+#include <sys/resource.h>
+#endif
 
 using namespace mlir;
 using namespace hostoffload;
@@ -407,6 +415,60 @@ void testRunWithOwnHeap() {
 #endif
 }
 
+#if defined(__GLIBC__) && defined(__linux__)
+/// How many address ranges prepareLargeArrays has set aside and not handed
+/// out: mappings that nothing may access, 16 GiB but their first huge page.
+size_t countPreparedArrays() {
+  constexpr uint64_t kSetAside = (uint64_t(16) << 30) - (uint64_t(2) << 20);
+  std::ifstream maps("/proc/self/maps");
+  size_t count = 0;
+  uint64_t start, end;
+  char dash;
+  std::string permissions, rest;
+  while (maps >> std::hex >> start >> dash >> end >> permissions &&
+         std::getline(maps, rest))
+    count += permissions == "---p" && end - start == kSetAside;
+  return count;
+}
+#endif
+
+/// Arrays made ready ahead of an analysis are taken by the next arrays it
+/// maps, whatever their size, and come zeroed and writable to their end.
+void testPreparedArrays() {
+  Group group("prepared arrays");
+#if defined(__GLIBC__) && defined(__linux__)
+  // Off the main thread, as for a large module, the arrays are made ready;
+  // not under a limit on the address space.
+  rlimit addressSpace;
+  bool limited = getrlimit(RLIMIT_AS, &addressSpace) != 0 ||
+                 addressSpace.rlim_cur != RLIM_INFINITY;
+  std::thread(prepareLargeArrays).join();
+  size_t prepared = 0;
+  for (int wait = 0; wait < 200 && prepared < 4; ++wait) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(limited ? 1 : 10));
+    prepared = countPreparedArrays();
+  }
+  check(prepared == (limited ? 0 : 4),
+        "four arrays are made ready, none under an address space limit");
+  std::vector<std::pair<char *, size_t>> arrays;
+  for (size_t bytes : {size_t(3) << 20, size_t(1) << 20, size_t(65) << 20,
+                       size_t(2) << 20, size_t(5) << 20})
+    arrays.push_back(
+        {static_cast<char *>(allocateZeroedLargeArray(bytes)), bytes});
+  check(countPreparedArrays() == 0, "the next arrays mapped take them");
+  for (auto [array, bytes] : arrays) {
+    check(reinterpret_cast<uintptr_t>(array) % (2 << 20) == 0,
+          "a mapped array starts on a huge page boundary");
+    bool zeroed = true;
+    for (size_t offset = 0; offset < bytes; offset += 4096)
+      zeroed &= array[offset] == 0;
+    check(zeroed && array[bytes - 1] == 0, "a mapped array comes zeroed");
+    array[0] = array[bytes - 1] = 1;
+    deallocateLargeArray(array, bytes);
+  }
+#endif
+}
+
 void testPreorderOps(MLIRContext &context) {
   Group group("pre-order ops");
   OwningOpRef<ModuleOp> module = nestedModule(context, 8);
@@ -599,6 +661,7 @@ void testCallsInAFunction() {
 
 int main() {
   testRunWithOwnHeap();
+  testPreparedArrays();
   MLIRContext context;
   context.allowUnregisteredDialects();
   testFactLattice();

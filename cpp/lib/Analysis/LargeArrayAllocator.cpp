@@ -5,8 +5,10 @@
 #include "llvm/Support/ErrorHandling.h"
 #include "llvm/Support/MathExtras.h"
 
+#include <array>
 #include <cstdint>
 #include <cstring>
+#include <mutex>
 #include <new>
 
 #if defined(__linux__)
@@ -15,6 +17,7 @@
 #if defined(__GLIBC__)
 #include <pthread.h>
 #include <sched.h>
+#include <sys/resource.h>
 #include <unistd.h>
 #endif
 
@@ -27,16 +30,15 @@ static constexpr size_t kHugePageBytes = size_t(2) << 20;
 /// has huge pages at hand (docs/performance.md, "Where the time goes").
 static constexpr size_t kSmallestHugeArray = kHugePageBytes / 2;
 
-/// Maps `bytes` rounded up to whole huge pages, on a huge page boundary:
-/// zeroed memory, offered to the kernel for transparent huge pages.
-static void *mapHugeArray(size_t bytes) {
-  size_t rounded = llvm::alignTo(bytes, kHugePageBytes);
+/// Maps `rounded` bytes, whole huge pages, on a huge page boundary, with
+/// protection `protection`.
+static char *mapOnHugePageBoundary(size_t rounded, int protection) {
   // Mapped with a huge page to spare, so that the array can start on a
   // huge page boundary; the spare ends are unmapped at once.
-  void *mapped = mmap(nullptr, rounded + kHugePageBytes, PROT_READ | PROT_WRITE,
+  void *mapped = mmap(nullptr, rounded + kHugePageBytes, protection,
                       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
   if (mapped == MAP_FAILED)
-    llvm::report_bad_alloc_error("cannot map memory for the analysis");
+    return nullptr;
   auto start = reinterpret_cast<uintptr_t>(mapped);
   uintptr_t aligned = llvm::alignTo(start, kHugePageBytes);
   if (aligned != start)
@@ -44,9 +46,90 @@ static void *mapHugeArray(size_t bytes) {
   size_t tail = kHugePageBytes - (aligned - start);
   if (tail != 0)
     munmap(reinterpret_cast<void *>(aligned + rounded), tail);
+  return reinterpret_cast<char *>(aligned);
+}
+
+/// How many arrays prepareLargeArrays keeps ready: the analysis of a large
+/// module maps three or four (the nodes, the table of first nodes, the work
+/// queue or the call records and flows).
+static constexpr size_t kArraysKeptReady = 4;
+/// The address space a prepared array sets aside: more than the largest
+/// array of a module that fits in memory (32 bytes a value), costing nothing
+/// until written. A larger array is mapped anew.
+static constexpr size_t kPreparedArrayBytes = size_t(16) << 30;
+
+namespace {
+
+/// The arrays prepareLargeArrays made ready, each the start of address space
+/// set aside whose first huge page is mapped and written already, and
+/// whether its thread is still making them. Fixed in size: that thread
+/// allocates nothing, which would make glibc a heap for it.
+struct PreparedArrays {
+  std::mutex mutex;
+  std::array<char *, kArraysKeptReady> ready;
+  size_t readyCount = 0;
+  bool preparing = false;
+};
+
+} // namespace
+
+static PreparedArrays &getPreparedArrays() {
+  // Never destroyed: its thread may still run as the process exits.
+  static auto *arrays = new PreparedArrays;
+  return *arrays;
+}
+
+/// Sets address space aside for an array and writes its first huge page;
+/// returns its start, or null where it cannot.
+static char *prepareArray() {
+  char *start = mapOnHugePageBoundary(kPreparedArrayBytes, PROT_NONE);
+  if (!start)
+    return nullptr;
+  if (mprotect(start, kHugePageBytes, PROT_READ | PROT_WRITE) != 0) {
+    munmap(start, kPreparedArrayBytes);
+    return nullptr;
+  }
+  madvise(start, kHugePageBytes, MADV_HUGEPAGE);
+  // The fault that maps the page (a huge page where the kernel has one) and
+  // the kernel's clearing of it happen here; the page stays all zero bytes.
+  *reinterpret_cast<volatile char *>(start) = 0;
+  return start;
+}
+
+/// A prepared array of `rounded` bytes (whole huge pages), if one is ready.
+static void *takePreparedArray(size_t rounded) {
+  PreparedArrays &arrays = getPreparedArrays();
+  char *start;
+  {
+    std::lock_guard<std::mutex> lock(arrays.mutex);
+    if (arrays.readyCount == 0 || rounded > kPreparedArrayBytes)
+      return nullptr;
+    start = arrays.ready[--arrays.readyCount];
+  }
+  if (rounded > kHugePageBytes &&
+      (mprotect(start + kHugePageBytes, rounded - kHugePageBytes,
+                PROT_READ | PROT_WRITE) != 0 ||
+       madvise(start, rounded, MADV_HUGEPAGE) != 0)) {
+    munmap(start, kPreparedArrayBytes);
+    return nullptr;
+  }
+  if (rounded < kPreparedArrayBytes)
+    munmap(start + rounded, kPreparedArrayBytes - rounded);
+  return start;
+}
+
+/// Maps `bytes` rounded up to whole huge pages, on a huge page boundary:
+/// zeroed memory, offered to the kernel for transparent huge pages.
+static void *mapHugeArray(size_t bytes) {
+  size_t rounded = llvm::alignTo(bytes, kHugePageBytes);
+  if (void *prepared = takePreparedArray(rounded))
+    return prepared;
+  char *start = mapOnHugePageBoundary(rounded, PROT_READ | PROT_WRITE);
+  if (!start)
+    llvm::report_bad_alloc_error("cannot map memory for the analysis");
   // Only a hint: without transparent huge pages the array takes 4 KiB pages.
-  madvise(reinterpret_cast<void *>(aligned), rounded, MADV_HUGEPAGE);
-  return reinterpret_cast<void *>(aligned);
+  madvise(start, rounded, MADV_HUGEPAGE);
+  return start;
 }
 
 void *allocateLargeArray(size_t bytes) {
@@ -175,6 +258,52 @@ void runWithOwnHeap(llvm::function_ref<void()> work) {
 }
 #else
 void runWithOwnHeap(llvm::function_ref<void()> work) { work(); }
+#endif
+
+#if defined(__GLIBC__) && defined(__linux__) && defined(MADV_HUGEPAGE)
+static void *prepareArrays(void *argument) {
+  auto count = reinterpret_cast<uintptr_t>(argument);
+  PreparedArrays &arrays = getPreparedArrays();
+  for (uintptr_t i = 0; i < count; ++i) {
+    char *start = prepareArray();
+    if (!start)
+      break;
+    std::lock_guard<std::mutex> lock(arrays.mutex);
+    arrays.ready[arrays.readyCount++] = start;
+  }
+  std::lock_guard<std::mutex> lock(arrays.mutex);
+  arrays.preparing = false;
+  return nullptr;
+}
+
+void prepareLargeArrays() {
+  // Where runWithOwnHeap would run the analysis on the caller's thread, the
+  // module is too small for its arrays to be mapped. Under a limit on the
+  // address space, what is set aside could make another allocation fail.
+  rlimit addressSpace;
+  if (allocatesFromSmallMainHeap() ||
+      getrlimit(RLIMIT_AS, &addressSpace) != 0 ||
+      addressSpace.rlim_cur != RLIM_INFINITY)
+    return;
+  PreparedArrays &arrays = getPreparedArrays();
+  uintptr_t count;
+  {
+    std::lock_guard<std::mutex> lock(arrays.mutex);
+    if (arrays.preparing || arrays.readyCount == kArraysKeptReady)
+      return;
+    count = kArraysKeptReady - arrays.readyCount;
+    arrays.preparing = true;
+  }
+  pthread_t id;
+  if (pthread_create(&id, nullptr, prepareArrays,
+                     reinterpret_cast<void *>(count)) == 0 &&
+      pthread_detach(id) == 0)
+    return;
+  std::lock_guard<std::mutex> lock(arrays.mutex);
+  arrays.preparing = false;
+}
+#else
+void prepareLargeArrays() {}
 #endif
 
 } // namespace hostoffload
