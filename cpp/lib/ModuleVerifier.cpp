@@ -261,6 +261,9 @@ struct ModuleVerifierPass
     : public PassWrapper<ModuleVerifierPass, OperationPass<>> {
   MLIR_DEFINE_EXPLICIT_INTERNAL_INLINE_TYPE_ID(ModuleVerifierPass)
 
+  explicit ModuleVerifierPass(bool analysisFollows)
+      : analysisFollows(analysisFollows) {}
+
   llvm::StringRef getArgument() const override { return "host-offload-verify"; }
   llvm::StringRef getName() const override { return "HostOffloadVerifier"; }
   llvm::StringRef getDescription() const override {
@@ -271,6 +274,9 @@ struct ModuleVerifierPass
     markAllAnalysesPreserved();
     if (getCachedAnalysis<VerifiedModule>())
       return;
+    // The analysis's arrays are made ready while this thread verifies.
+    if (analysisFollows)
+      prepareLargeArrays();
     std::optional<ModuleOps> collected;
     if (failed(verifyModule(getOperation(), &collected))) {
       signalPassFailure();
@@ -278,6 +284,9 @@ struct ModuleVerifierPass
     }
     getAnalysis<VerifiedModule>().setOps(std::move(collected));
   }
+
+private:
+  bool analysisFollows;
 };
 
 } // namespace
@@ -288,9 +297,6 @@ LogicalResult verifyModule(Operation *op, std::optional<ModuleOps> *collected) {
     return verify(op);
   if (!collected)
     return verifyModuleOp(module, nullptr);
-  // The ops are collected for an analysis, whose arrays are made ready while
-  // this thread verifies.
-  prepareLargeArrays();
   ModuleOps &ops = collected->emplace();
   if (succeeded(verifyModuleOp(module, &ops)))
     return success();
@@ -306,8 +312,8 @@ void VerifiedModule::setOps(std::optional<ModuleOps> collected) {
     ops = std::make_unique<ModuleOps>(std::move(*collected));
 }
 
-std::unique_ptr<Pass> createModuleVerifierPass() {
-  return std::make_unique<ModuleVerifierPass>();
+std::unique_ptr<Pass> createModuleVerifierPass(bool analysisFollows) {
+  return std::make_unique<ModuleVerifierPass>(analysisFollows);
 }
 
 } // namespace hostoffload

@@ -468,6 +468,8 @@ static Analysis analyze(MlirOperation module, MlirStringRef entry, bool strict,
   // result, return operands matching the results, ...).
   // The verifier's walk, when it runs, finds the ops the analysis looks up.
   std::optional<hostoffload::ModuleOps> collected;
+  if (!verified)
+    hostoffload::prepareLargeArrays();
   if (verified || succeeded(hostoffload::verifyModule(moduleOp, &collected)))
     analysis.report = hostoffload::analyzeHostOffload(
         moduleOp,

@@ -82,8 +82,17 @@ withModuleVerifier(mlir::MlirOptMainConfig config) {
                                    mlir::OpPassManager::Nesting::Implicit);
     if (mlir::failed(user.setupPassPipeline(userPipeline)))
       return mlir::failure();
+    // The verification after parsing prepares for the analysis of a check
+    // or fix pass in the pipeline (their names are static strings).
+    llvm::StringRef analysisPasses[] = {
+        hostoffload::createHostOffloadCheckPass()->getArgument(),
+        hostoffload::createHostOffloadFixPass()->getArgument()};
+    bool analysisFollows =
+        llvm::any_of(userPipeline.getPasses(), [&](mlir::Pass &pass) {
+          return llvm::is_contained(analysisPasses, pass.getArgument());
+        });
     if (verifyOnParsing)
-      pm.addPass(hostoffload::createModuleVerifierPass());
+      pm.addPass(hostoffload::createModuleVerifierPass(analysisFollows));
     // A pass cannot be moved from one pass manager to another, so each is
     // added again from its textual form.
     for (mlir::Pass &pass : userPipeline.getPasses()) {
