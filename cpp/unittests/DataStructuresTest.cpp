@@ -444,12 +444,12 @@ void testPreparedArrays() {
                  addressSpace.rlim_cur != RLIM_INFINITY;
   std::thread(prepareLargeArrays).join();
   size_t prepared = 0;
-  for (int wait = 0; wait < 200 && prepared < 4; ++wait) {
+  for (int wait = 0; wait < 200 && prepared < 2; ++wait) {
     std::this_thread::sleep_for(std::chrono::milliseconds(limited ? 1 : 10));
     prepared = countPreparedArrays();
   }
-  check(prepared == (limited ? 0 : 4),
-        "four arrays are made ready, none under an address space limit");
+  check(prepared == (limited ? 0 : 2),
+        "two arrays are made ready, none under an address space limit");
   // The last array is listed as ready once its page is written, a fault
   // after its mapping shows: well within this.
   std::this_thread::sleep_for(std::chrono::milliseconds(100));

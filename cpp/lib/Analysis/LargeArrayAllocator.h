@@ -43,11 +43,11 @@ bool isMappedZeroedArray(size_t bytes);
 /// large arrays of the next analysis, each with its first huge page written:
 /// the kernel's fault and clearing of a 2 MiB page take about 0.17 ms on the
 /// project's machine, and the analysis of a large module writes the first
-/// page of three or four arrays. Called before the module's verification,
-/// which leaves the other core idle. Does nothing where the module is small
-/// enough for runWithOwnHeap to run the analysis on the caller's thread,
-/// whose arrays are not mapped. Arrays made ready and not taken are kept for
-/// the next analysis.
+/// page of two to five arrays, of which the first two are made ready. Called
+/// before the module's verification, which leaves the other core idle. Does
+/// nothing where the module is small enough for runWithOwnHeap to run the
+/// analysis on the caller's thread, whose arrays are not mapped. Arrays made
+/// ready and not taken are kept for the next analysis.
 void prepareLargeArrays();
 
 /// Runs `work` on a thread of its own and waits for it to end, so that what
