@@ -45,6 +45,12 @@
 #if defined(__linux__)
 #include <sys/resource.h>
 #endif
+#if defined(__GLIBC__)
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <malloc.h>
+#endif
 
 using namespace mlir;
 using namespace hostoffload;
@@ -393,9 +399,50 @@ WhereWorkRan runOwnHeapWork() {
   return ran;
 }
 
+#if defined(__GLIBC__)
+/// Reads how many freed chunks wait in the unsorted bin of glibc's main heap
+/// (heap 0 of malloc_info), writing through a stream opened beforehand into
+/// buffers of its own: reading allocates nothing, which would sort them.
+class UnsortedChunks {
+public:
+  UnsortedChunks()
+      : stream(fmemopen(text, sizeof(text) - 1, "w")),
+        ready(stream && setvbuf(stream, buffer, _IOFBF, sizeof(buffer)) == 0) {}
+  UnsortedChunks(const UnsortedChunks &) = delete;
+  UnsortedChunks &operator=(const UnsortedChunks &) = delete;
+  ~UnsortedChunks() {
+    if (stream)
+      fclose(stream);
+  }
+
+  /// The count, or -1 where it cannot be read.
+  long count() {
+    if (!ready || fseek(stream, 0, SEEK_SET) != 0 ||
+        malloc_info(0, stream) != 0 || fflush(stream) != 0)
+      return -1;
+    const char *heap = std::strstr(text, "<heap nr=\"0\">");
+    const char *end = heap ? std::strstr(heap, "</heap>") : nullptr;
+    if (!end)
+      return -1;
+    const char *unsorted = std::strstr(heap, "<unsorted ");
+    if (!unsorted || unsorted > end)
+      return 0;
+    const char *count = std::strstr(unsorted, "count=\"");
+    return count && count < end ? std::strtol(count + 7, nullptr, 10) : -1;
+  }
+
+private:
+  char text[1 << 16] = {};
+  char buffer[1 << 12] = {};
+  FILE *stream;
+  bool ready;
+};
+#endif
+
 /// Run first: on a main heap that has grown little, the work runs on the
 /// caller's thread; once it has grown by more than 16 MiB in small chunks,
-/// as a parser's are, and from any other thread, on a thread of its own.
+/// as a parser's are, and from any other thread, on a thread of its own,
+/// started without allocating from the caller's heap.
 void testRunWithOwnHeap() {
   Group group("runWithOwnHeap");
   WhereWorkRan small = runOwnHeapWork();
@@ -412,6 +459,27 @@ void testRunWithOwnHeap() {
   WhereWorkRan large = runOwnHeapWork();
   check(large.times == 1 && !large.onCaller,
         "after 24 MiB of small chunks the work runs on a thread of its own");
+  // Freed between chunks kept, 1 KiB chunks wait in the unsorted bin, which
+  // the next allocation from the main heap sorts (what a parse leaves, a
+  // million chunks). The thread is started as the one before was, whose
+  // stack glibc keeps for it with its thread-local storage.
+  auto reader = std::make_unique<UnsortedChunks>();
+  std::vector<void *> kept, freed;
+  for (unsigned i = 0; i < 4096; ++i) {
+    kept.push_back(std::malloc(1024));
+    freed.push_back(std::malloc(1024));
+  }
+  for (void *chunk : freed)
+    std::free(chunk);
+  long before = reader->count();
+  runOwnHeapWork();
+  long after = reader->count();
+  check(before > 1024, "freed chunks wait in the main heap's unsorted bin");
+  check(after == before, "starting the work's thread sorts none of them (" +
+                             std::to_string(before) + " before, " +
+                             std::to_string(after) + " after)");
+  for (void *chunk : kept)
+    std::free(chunk);
 #endif
 }
 

@@ -192,23 +192,52 @@ static void *runWork(void *argument) {
   return nullptr;
 }
 
-/// Makes `thread` start on the CPU the caller runs on, which the caller leaves
-/// to it while it waits. Placed by the scheduler, a new thread could wait on
-/// a busy CPU for the running task's time slice while the caller's CPU was
+/// Thread attributes whose CPU set runWithOwnHeap sets, made when the library
+/// is loaded. glibc allocates the memory for a CPU set in attributes the first
+/// time one is set, from the caller's heap: after a parse, from the main heap,
+/// whose sorting the thread is there to avoid (3.4-6.6 ms of `chain` 1M's
+/// first check, docs/performance.md). Setting a set of the same size again
+/// reuses that memory. Never destroyed; `mutex` guards it.
+struct PinningAttributes {
+  PinningAttributes() {
+    cpu_set_t cpus;
+    ready =
+        pthread_attr_init(&attributes) == 0 &&
+        sched_getaffinity(0, sizeof(cpu_set_t), &cpus) == 0 &&
+        pthread_attr_setaffinity_np(&attributes, sizeof(cpu_set_t), &cpus) == 0;
+  }
+  std::mutex mutex;
+  pthread_attr_t attributes;
+  bool ready = false;
+};
+static PinningAttributes pinningAttributes;
+
+/// Starts `thread` on the CPU the caller runs on, which the caller leaves to
+/// it while it waits. Placed by the scheduler, a new thread could wait on a
+/// busy CPU for the running task's time slice while the caller's CPU was
 /// idle: with one other busy process on two CPUs, it started 2-4 ms late in
 /// 13 of 25 checks of a 10k-op model, longer than the whole check takes.
-static void startOnThisCpu(OwnHeapThread &thread, pthread_attr_t &attributes) {
+/// Returns the pthread_create result; not 0 where the thread could not be
+/// started so.
+static int startOnThisCpu(OwnHeapThread &thread, pthread_t &id) {
   int cpu = sched_getcpu();
-  if (cpu < 0 || cpu >= CPU_SETSIZE ||
+  if (!pinningAttributes.ready || cpu < 0 || cpu >= CPU_SETSIZE ||
       pthread_getaffinity_np(pthread_self(), sizeof(cpu_set_t),
                              &thread.allowedCpus) != 0)
-    return;
+    return -1;
   cpu_set_t thisCpu;
   CPU_ZERO(&thisCpu);
   CPU_SET(cpu, &thisCpu);
-  int pinned =
-      pthread_attr_setaffinity_np(&attributes, sizeof(cpu_set_t), &thisCpu);
-  thread.startsPinned = pinned == 0;
+  std::lock_guard<std::mutex> lock(pinningAttributes.mutex);
+  if (pthread_attr_setaffinity_np(&pinningAttributes.attributes,
+                                  sizeof(cpu_set_t), &thisCpu) != 0)
+    return -1;
+  thread.startsPinned = true;
+  int created =
+      pthread_create(&id, &pinningAttributes.attributes, runWork, &thread);
+  if (created != 0)
+    thread.startsPinned = false;
+  return created;
 }
 
 /// The end of glibc's main heap when the library was loaded.
@@ -240,20 +269,11 @@ void runWithOwnHeap(llvm::function_ref<void()> work) {
   }
   OwnHeapThread thread{work};
   pthread_t id;
-  int created = -1;
-  pthread_attr_t attributes;
-  if (pthread_attr_init(&attributes) == 0) {
-    startOnThisCpu(thread, attributes);
-    if (thread.startsPinned)
-      created = pthread_create(&id, &attributes, runWork, &thread);
-    pthread_attr_destroy(&attributes);
-  }
   // Started unpinned where its CPUs could not be set: glibc fails the
   // creation where it cannot (a sandbox may forbid it).
-  if (created != 0) {
-    thread.startsPinned = false;
+  int created = startOnThisCpu(thread, id);
+  if (created != 0)
     created = pthread_create(&id, nullptr, runWork, &thread);
-  }
   if (created != 0) {
     work();
     return;
