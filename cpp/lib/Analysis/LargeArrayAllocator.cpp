@@ -197,7 +197,8 @@ static void *runWork(void *argument) {
 /// time one is set, from the caller's heap: after a parse, from the main heap,
 /// whose sorting the thread is there to avoid (3.4-6.6 ms of `chain` 1M's
 /// first check, docs/performance.md). Setting a set of the same size again
-/// reuses that memory. Never destroyed; `mutex` guards it.
+/// reuses that memory. The attributes live as long as the process; `mutex`
+/// guards them.
 struct PinningAttributes {
   PinningAttributes() {
     cpu_set_t cpus;
