@@ -21,6 +21,7 @@
 
 #include "Analysis/LargeArrayAllocator.h"
 #include "Analysis/ModuleOps.h"
+#include "Analysis/NodeTable.h"
 #include "Analysis/OpRules.h"
 #include "Analysis/PreorderOps.h"
 
@@ -275,8 +276,9 @@ struct ModuleVerifierPass
     if (getCachedAnalysis<VerifiedModule>())
       return;
     // The analysis's arrays are made ready while this thread verifies.
+    std::optional<LargeArrayPreparation> preparation;
     if (analysisFollows)
-      prepareLargeArrays();
+      preparation.emplace(NodeTable::measureForPreparation(getOperation()));
     std::optional<ModuleOps> collected;
     if (failed(verifyModule(getOperation(), &collected))) {
       signalPassFailure();

@@ -33,6 +33,7 @@
 #include "llvm/Support/raw_ostream.h"
 
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <cstdint>
 #include <fstream>
@@ -484,10 +485,11 @@ void testRunWithOwnHeap() {
 }
 
 #if defined(__GLIBC__) && defined(__linux__)
-/// How many address ranges prepareLargeArrays has set aside and not handed
-/// out: mappings that nothing may access, 16 GiB but their first huge page.
-size_t countPreparedArrays() {
-  constexpr uint64_t kSetAside = (uint64_t(16) << 30) - (uint64_t(2) << 20);
+/// How many address ranges a LargeArrayPreparation has set aside and not
+/// handed out with `writtenBytes` of their start written: mappings that
+/// nothing may access, 16 GiB but those bytes.
+size_t countPreparedArrays(uint64_t writtenBytes = uint64_t(2) << 20) {
+  const uint64_t kSetAside = (uint64_t(16) << 30) - writtenBytes;
   std::ifstream maps("/proc/self/maps");
   size_t count = 0;
   uint64_t start, end;
@@ -500,6 +502,27 @@ size_t countPreparedArrays() {
 }
 #endif
 
+/// Makes a LargeArrayPreparation with `measure` and destroys it, off the
+/// main thread, as for a large module, until one runs its measure (the
+/// thread of the one before may still run); returns whether one did.
+bool prepareUntilMeasured(
+    llvm::function_ref<std::optional<PreparedBytes>(const std::atomic<bool> &)>
+        measure) {
+  bool measured = false;
+  for (int attempt = 0; attempt < 200 && !measured; ++attempt) {
+    std::thread([&] {
+      LargeArrayPreparation preparation(
+          [&](const std::atomic<bool> &stop) -> std::optional<PreparedBytes> {
+            measured = true;
+            return measure(stop);
+          });
+    }).join();
+    if (!measured)
+      std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  return measured;
+}
+
 /// Arrays made ready ahead of an analysis are taken by the next arrays it
 /// maps, whatever their size, and come zeroed and writable to their end.
 void testPreparedArrays() {
@@ -510,7 +533,7 @@ void testPreparedArrays() {
   rlimit addressSpace;
   bool limited = getrlimit(RLIMIT_AS, &addressSpace) != 0 ||
                  addressSpace.rlim_cur != RLIM_INFINITY;
-  std::thread(prepareLargeArrays).join();
+  std::thread([] { LargeArrayPreparation preparation(nullptr); }).join();
   size_t prepared = 0;
   for (int wait = 0; wait < 200 && prepared < 2; ++wait) {
     std::this_thread::sleep_for(std::chrono::milliseconds(limited ? 1 : 10));
@@ -537,6 +560,49 @@ void testPreparedArrays() {
     array[0] = array[bytes - 1] = 1;
     deallocateLargeArray(array, bytes);
   }
+  if (limited)
+    return;
+
+  // Once measured, the arrays are written as far as the measure asks: the
+  // first not beyond its first page, the second to 6 MiB.
+  check(prepareUntilMeasured([](const std::atomic<bool> &) {
+          return std::optional<PreparedBytes>({0, size_t(6) << 20});
+        }),
+        "a preparation runs its measure");
+  size_t written = 0;
+  for (int wait = 0; wait < 200 && written == 0; ++wait) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    written = countPreparedArrays(uint64_t(6) << 20);
+  }
+  check(written == 1 && countPreparedArrays() == 1,
+        "the second array is written to 6 MiB, the first to its first page");
+  std::vector<std::pair<char *, size_t>> taken;
+  for (size_t bytes : {size_t(1) << 20, size_t(8) << 20})
+    taken.push_back(
+        {static_cast<char *>(allocateZeroedLargeArray(bytes)), bytes});
+  check(countPreparedArrays() == 0 &&
+            countPreparedArrays(uint64_t(6) << 20) == 0,
+        "the next arrays mapped take both, in the order they were made");
+  for (auto [array, bytes] : taken) {
+    bool zeroed = true;
+    for (size_t offset = 0; offset < bytes; offset += 4096)
+      zeroed &= array[offset] == 0;
+    check(zeroed, "a written array comes zeroed");
+    array[bytes - 1] = 1;
+    deallocateLargeArray(array, bytes);
+  }
+
+  // A preparation's end asks its measure to stop and waits for it: then
+  // nothing is written.
+  bool stopped = false;
+  check(prepareUntilMeasured([&](const std::atomic<bool> &stop) {
+          while (!stop.load())
+            std::this_thread::yield();
+          stopped = true;
+          return std::optional<PreparedBytes>();
+        }) &&
+            stopped,
+        "the end of a preparation waits until its measure has stopped");
 #endif
 }
 
@@ -557,6 +623,11 @@ void testPreorderOps(MLIRContext &context) {
                          "them before their regions");
   OwningOpRef<ModuleOp> empty = ModuleOp::create(UnknownLoc::get(&context));
   check(!PreorderOps(*empty).next(), "an empty module has no ops");
+
+  OwningOpRef<ModuleOp> large = nestedModule(context, 10000);
+  std::atomic<bool> stop{true};
+  check(!ModuleOps::countValues(*large, stop),
+        "a count of values asked to stop stops");
 }
 
 /// A module with calls at the top of functions, inside a region of an op of
@@ -644,6 +715,9 @@ void testVerifierCollects() {
   check(walked.getValueCount() > 0 &&
             collected->getValueCount() == walked.getValueCount(),
         "the same count of values");
+  std::atomic<bool> notStopped{false};
+  check(ModuleOps::countValues(*module, notStopped) == walked.getValueCount(),
+        "the same count of values counted alone");
   unsigned calleesSeen = 0;
   for (llvm::StringRef name : {"f", "g", "h", "main"}) {
     StringAttr callee = StringAttr::get(&context, name);

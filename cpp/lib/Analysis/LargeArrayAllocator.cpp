@@ -5,7 +5,9 @@
 #include "llvm/Support/ErrorHandling.h"
 #include "llvm/Support/MathExtras.h"
 
+#include <algorithm>
 #include <array>
+#include <condition_variable>
 #include <cstdint>
 #include <cstring>
 #include <mutex>
@@ -49,14 +51,16 @@ static char *mapOnHugePageBoundary(size_t rounded, int protection) {
   return reinterpret_cast<char *>(aligned);
 }
 
-/// How many arrays prepareLargeArrays keeps ready: the analysis of a module
-/// large enough maps its nodes and its table of first nodes first, and where
-/// it has many values or call sites, two or three more (the work queue, the
-/// call records and flows). A page made ready is resident in full, taken or
+/// How many arrays a LargeArrayPreparation keeps ready: the analysis of a
+/// module large enough maps its nodes and its table of first nodes first, and
+/// where it has many values or call sites, two or three more (the work queue,
+/// the call records and flows). A page made ready is resident in full, taken or
 /// not, where a walk may have written a few 4 KiB pages of it: `nested`
 /// 100k's peak memory 54 -> 57 MB with two ready, 61 MB with four, which made
 /// `callgraph` 1M's first check 0.6 ms faster than two did.
 static constexpr size_t kArraysKeptReady = 2;
+static_assert(std::tuple_size_v<PreparedBytes> == kArraysKeptReady,
+              "bytes are measured for each array kept ready");
 /// The address space a prepared array sets aside: more than the largest
 /// array of a module that fits in memory (32 bytes a value), costing nothing
 /// until written. A larger array is mapped anew.
@@ -64,15 +68,28 @@ static constexpr size_t kPreparedArrayBytes = size_t(16) << 30;
 
 namespace {
 
-/// The arrays prepareLargeArrays made ready, each the start of address space
-/// set aside whose first huge page is mapped and written already, and
-/// whether its thread is still making them. Fixed in size: that thread
-/// allocates nothing, which would make glibc a heap for it.
+/// Address space prepareArray set aside for an array, and how many of its
+/// first bytes are readable and written.
+struct PreparedArray {
+  char *start = nullptr;
+  size_t writtenBytes = 0;
+};
+
+/// The arrays a preparation made ready, in the order the analysis takes
+/// them, and its thread's state. Fixed in size: that thread allocates
+/// nothing, which would make glibc a heap for it, but where `measure` does.
 struct PreparedArrays {
   std::mutex mutex;
-  std::array<char *, kArraysKeptReady> ready;
+  std::array<PreparedArray, kArraysKeptReady> ready;
   size_t readyCount = 0;
+  /// Whether a preparation's thread runs.
   bool preparing = false;
+  /// What that thread runs once the arrays are ready, and whether it runs
+  /// it still; `measured` is notified when it has returned.
+  MeasurePreparedBytes measure;
+  bool measuring = false;
+  std::condition_variable measured;
+  std::atomic<bool> stopMeasuring{false};
 };
 
 } // namespace
@@ -100,18 +117,23 @@ static char *prepareArray() {
   return start;
 }
 
-/// A prepared array of `rounded` bytes (whole huge pages), if one is ready.
+/// A prepared array of `rounded` bytes (whole huge pages), if one is ready:
+/// the first of them.
 static void *takePreparedArray(size_t rounded) {
   PreparedArrays &arrays = getPreparedArrays();
-  char *start;
+  PreparedArray taken;
   {
     std::lock_guard<std::mutex> lock(arrays.mutex);
     if (arrays.readyCount == 0 || rounded > kPreparedArrayBytes)
       return nullptr;
-    start = arrays.ready[--arrays.readyCount];
+    taken = arrays.ready[0];
+    std::move(arrays.ready.begin() + 1,
+              arrays.ready.begin() + arrays.readyCount, arrays.ready.begin());
+    --arrays.readyCount;
   }
-  if (rounded > kHugePageBytes &&
-      (mprotect(start + kHugePageBytes, rounded - kHugePageBytes,
+  char *start = taken.start;
+  if (rounded > taken.writtenBytes &&
+      (mprotect(start + taken.writtenBytes, rounded - taken.writtenBytes,
                 PROT_READ | PROT_WRITE) != 0 ||
        madvise(start, rounded, MADV_HUGEPAGE) != 0)) {
     munmap(start, kPreparedArrayBytes);
@@ -286,6 +308,35 @@ void runWithOwnHeap(llvm::function_ref<void()> work) { work(); }
 #endif
 
 #if defined(__GLIBC__) && defined(__linux__) && defined(MADV_HUGEPAGE)
+/// Writes the pages of the arrays ready at `starts` up to `bytes` each,
+/// a page at a time, under the lock that taking an array takes: an array
+/// taken meanwhile is left to the analysis, which may have written to it.
+static void
+writePreparedArrays(const std::array<char *, kArraysKeptReady> &starts,
+                    const PreparedBytes &bytes) {
+  PreparedArrays &arrays = getPreparedArrays();
+  for (size_t index = 0; index < starts.size(); ++index) {
+    size_t rounded = std::min(llvm::alignTo(bytes[index], kHugePageBytes),
+                              kPreparedArrayBytes);
+    for (;;) {
+      std::lock_guard<std::mutex> lock(arrays.mutex);
+      auto *end = arrays.ready.begin() + arrays.readyCount;
+      auto *array = std::find_if(arrays.ready.begin(), end,
+                                 [&](const PreparedArray &ready) {
+                                   return ready.start == starts[index];
+                                 });
+      if (array == end || array->writtenBytes >= rounded)
+        break;
+      char *page = array->start + array->writtenBytes;
+      if (mprotect(page, kHugePageBytes, PROT_READ | PROT_WRITE) != 0 ||
+          madvise(page, kHugePageBytes, MADV_HUGEPAGE) != 0)
+        break;
+      *reinterpret_cast<volatile char *>(page) = 0;
+      array->writtenBytes += kHugePageBytes;
+    }
+  }
+}
+
 static void *prepareArrays(void *argument) {
   auto count = reinterpret_cast<uintptr_t>(argument);
   PreparedArrays &arrays = getPreparedArrays();
@@ -294,14 +345,36 @@ static void *prepareArrays(void *argument) {
     if (!start)
       break;
     std::lock_guard<std::mutex> lock(arrays.mutex);
-    arrays.ready[arrays.readyCount++] = start;
+    arrays.ready[arrays.readyCount++] = {start, kHugePageBytes};
   }
+  std::array<char *, kArraysKeptReady> starts{};
+  MeasurePreparedBytes measure;
+  {
+    std::lock_guard<std::mutex> lock(arrays.mutex);
+    for (size_t index = 0; index < std::min(starts.size(), arrays.readyCount);
+         ++index)
+      starts[index] = arrays.ready[index].start;
+    measure = std::move(arrays.measure);
+  }
+  std::optional<PreparedBytes> bytes;
+  if (measure)
+    bytes = measure(arrays.stopMeasuring);
+  // Destroyed before the preparation's end is told, as what it holds may
+  // belong to the preparation's caller.
+  measure = nullptr;
+  {
+    std::lock_guard<std::mutex> lock(arrays.mutex);
+    arrays.measuring = false;
+  }
+  arrays.measured.notify_all();
+  if (bytes)
+    writePreparedArrays(starts, *bytes);
   std::lock_guard<std::mutex> lock(arrays.mutex);
   arrays.preparing = false;
   return nullptr;
 }
 
-void prepareLargeArrays() {
+LargeArrayPreparation::LargeArrayPreparation(MeasurePreparedBytes measure) {
   // Where runWithOwnHeap would run the analysis on the caller's thread, the
   // module is too small for its arrays to be mapped. Under a limit on the
   // address space, what is set aside could make another allocation fail.
@@ -314,21 +387,38 @@ void prepareLargeArrays() {
   uintptr_t count;
   {
     std::lock_guard<std::mutex> lock(arrays.mutex);
-    if (arrays.preparing || arrays.readyCount == kArraysKeptReady)
+    if (arrays.preparing)
       return;
     count = kArraysKeptReady - arrays.readyCount;
     arrays.preparing = true;
+    arrays.measure = std::move(measure);
+    arrays.measuring = true;
+    arrays.stopMeasuring = false;
   }
   pthread_t id;
   if (pthread_create(&id, nullptr, prepareArrays,
                      reinterpret_cast<void *>(count)) == 0 &&
-      pthread_detach(id) == 0)
+      pthread_detach(id) == 0) {
+    measures = true;
     return;
+  }
   std::lock_guard<std::mutex> lock(arrays.mutex);
   arrays.preparing = false;
+  arrays.measure = nullptr;
+  arrays.measuring = false;
+}
+
+LargeArrayPreparation::~LargeArrayPreparation() {
+  if (!measures)
+    return;
+  PreparedArrays &arrays = getPreparedArrays();
+  arrays.stopMeasuring = true;
+  std::unique_lock<std::mutex> lock(arrays.mutex);
+  arrays.measured.wait(lock, [&] { return !arrays.measuring; });
 }
 #else
-void prepareLargeArrays() {}
+LargeArrayPreparation::LargeArrayPreparation(MeasurePreparedBytes) {}
+LargeArrayPreparation::~LargeArrayPreparation() = default;
 #endif
 
 } // namespace hostoffload

@@ -13,9 +13,13 @@
 #ifndef HOSTOFFLOAD_LIB_ANALYSIS_LARGEARRAYALLOCATOR_H
 #define HOSTOFFLOAD_LIB_ANALYSIS_LARGEARRAYALLOCATOR_H
 
+#include "llvm/ADT/FunctionExtras.h"
 #include "llvm/ADT/STLFunctionalExtras.h"
 
+#include <array>
+#include <atomic>
 #include <cstddef>
+#include <optional>
 #include <type_traits>
 #include <utility>
 #include <vector>
@@ -39,16 +43,40 @@ void *allocateZeroedLargeArray(size_t bytes);
 /// it costs nothing for the pages nothing is written to.
 bool isMappedZeroedArray(size_t bytes);
 
-/// Starts making ready, on a thread of its own, address space for the
-/// large arrays of the next analysis, each with its first huge page written:
-/// the kernel's fault and clearing of a 2 MiB page take about 0.17 ms on the
-/// project's machine, and the analysis of a large module writes the first
-/// page of two to five arrays, of which the first two are made ready. Called
-/// before the module's verification, which leaves the other core idle. Does
-/// nothing where the module is small enough for runWithOwnHeap to run the
-/// analysis on the caller's thread, whose arrays are not mapped. Arrays made
+/// For each of the first arrays an analysis maps, in the order it maps them,
+/// how many of its bytes a `LargeArrayPreparation` writes; its first huge
+/// page is written where this is less.
+using PreparedBytes = std::array<size_t, 2>;
+
+/// Tells a `LargeArrayPreparation` what to write: runs on the preparation's
+/// thread, and returns nothing where `stop` was set before it could tell.
+using MeasurePreparedBytes = llvm::unique_function<std::optional<PreparedBytes>(
+    const std::atomic<bool> &stop)>;
+
+/// While it lives, a thread of its own makes ready address space for the
+/// large arrays of the next analysis, each with its first huge page written,
+/// then runs `measure` and writes as many bytes of each as it returns. The
+/// kernel's fault and clearing of a 2 MiB page take about 0.2 ms on the
+/// project's machine, at times far longer where the machine's host backs the
+/// page late (up to 0.35 s), and the analysis of a large module writes many:
+/// made where a module is verified before its analysis, which leaves the
+/// other core idle. Does nothing where the module is small enough for
+/// runWithOwnHeap to run the analysis on the caller's thread, whose arrays
+/// are not mapped, or where a preparation's thread still runs. Arrays made
 /// ready and not taken are kept for the next analysis.
-void prepareLargeArrays();
+class LargeArrayPreparation {
+public:
+  explicit LargeArrayPreparation(MeasurePreparedBytes measure);
+  /// Asks `measure` to stop and waits until it has returned, so that what it
+  /// reads may change once the preparation is destroyed.
+  ~LargeArrayPreparation();
+  LargeArrayPreparation(const LargeArrayPreparation &) = delete;
+  LargeArrayPreparation &operator=(const LargeArrayPreparation &) = delete;
+
+private:
+  /// Whether this preparation started `measure`.
+  bool measures = false;
+};
 
 /// Runs `work` on a thread of its own and waits for it to end, so that what
 /// `work` allocates comes from a heap the parser's freed memory is not in.

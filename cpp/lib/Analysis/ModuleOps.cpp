@@ -66,11 +66,35 @@ ModuleOps ModuleOps::collect(Operation *root, const OpRules &rules) {
   return ops;
 }
 
-void ModuleOps::add(Operation *op, const OpRules &rules) {
-  valueCount += op->getNumResults();
+/// The values `op` defines: its results and its regions' block arguments.
+static size_t countValuesDefinedBy(Operation *op) {
+  size_t count = op->getNumResults();
   for (Region &region : op->getRegions())
     for (Block &block : region)
-      valueCount += block.getNumArguments();
+      count += block.getNumArguments();
+  return count;
+}
+
+std::optional<size_t> ModuleOps::countValues(Operation *root,
+                                             const std::atomic<bool> &stop) {
+  // Often enough for a stop to wait a few microseconds.
+  constexpr size_t kOpsBetweenStops = 4096;
+  size_t count = 0;
+  size_t opsToStop = kOpsBetweenStops;
+  PreorderOps preorder(root);
+  while (Operation *op = preorder.next()) {
+    count += countValuesDefinedBy(op);
+    if (--opsToStop != 0)
+      continue;
+    if (stop.load(std::memory_order_relaxed))
+      return std::nullopt;
+    opsToStop = kOpsBetweenStops;
+  }
+  return count;
+}
+
+void ModuleOps::add(Operation *op, const OpRules &rules) {
+  valueCount += countValuesDefinedBy(op);
   if (rules.isCall(op)) {
     FlatSymbolRefAttr callee = getCallee(op);
     if (!callee)

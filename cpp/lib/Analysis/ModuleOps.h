@@ -22,7 +22,9 @@
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/SmallVector.h"
 
+#include <atomic>
 #include <cstddef>
+#include <optional>
 #include <utility>
 #include <vector>
 
@@ -114,6 +116,13 @@ public:
   /// Walks `root` (a module) in program order, adding every op nested in it,
   /// and finds the symbols of its body.
   static ModuleOps collect(mlir::Operation *root, const OpRules &rules);
+
+  /// How many values the ops nested in `root` define, as `collect` counts
+  /// them, or nothing where `stop` is set before the count ends. Reads
+  /// neither symbols nor the order of ops: another thread may verify the
+  /// module meanwhile.
+  static std::optional<size_t> countValues(mlir::Operation *root,
+                                           const std::atomic<bool> &stop);
 
   /// Adds `op`: the ops nested in the module are added once each, in
   /// program order (the pre-order of Operation::walk), with `rules` of the

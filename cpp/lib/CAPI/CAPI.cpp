@@ -9,6 +9,7 @@
 
 #include "../Analysis/LargeArrayAllocator.h"
 #include "../Analysis/ModuleOps.h"
+#include "../Analysis/NodeTable.h"
 
 #include "mlir/CAPI/IR.h"
 #include "mlir/CAPI/Support.h"
@@ -468,9 +469,13 @@ static Analysis analyze(MlirOperation module, MlirStringRef entry, bool strict,
   // result, return operands matching the results, ...).
   // The verifier's walk, when it runs, finds the ops the analysis looks up.
   std::optional<hostoffload::ModuleOps> collected;
-  if (!verified)
-    hostoffload::prepareLargeArrays();
-  if (verified || succeeded(hostoffload::verifyModule(moduleOp, &collected)))
+  bool valid = verified;
+  if (!verified) {
+    hostoffload::LargeArrayPreparation preparation(
+        hostoffload::NodeTable::measureForPreparation(moduleOp));
+    valid = succeeded(hostoffload::verifyModule(moduleOp, &collected));
+  }
+  if (valid)
     analysis.report = hostoffload::analyzeHostOffload(
         moduleOp,
         hostoffload::HostOffloadOptions{unwrap(entry).str(), strict,
