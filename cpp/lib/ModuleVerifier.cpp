@@ -21,9 +21,9 @@
 
 #include "Analysis/LargeArrayAllocator.h"
 #include "Analysis/ModuleOps.h"
-#include "Analysis/NodeTable.h"
 #include "Analysis/OpRules.h"
 #include "Analysis/PreorderOps.h"
+#include "Analysis/Walk.h"
 
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/Diagnostics.h"
@@ -278,7 +278,7 @@ struct ModuleVerifierPass
     // The analysis's arrays are made ready while this thread verifies.
     std::optional<LargeArrayPreparation> preparation;
     if (analysisFollows)
-      preparation.emplace(NodeTable::measureForPreparation(getOperation()));
+      preparation.emplace(Walk::measureForPreparation(getOperation()));
     std::optional<ModuleOps> collected;
     if (failed(verifyModule(getOperation(), &collected))) {
       signalPassFailure();

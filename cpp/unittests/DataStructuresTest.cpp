@@ -563,10 +563,11 @@ void testPreparedArrays() {
   if (limited)
     return;
 
-  // Once measured, the arrays are written as far as the measure asks: the
-  // first not beyond its first page, the second to 6 MiB.
+  // Once measured, as many arrays are made ready as the measure lists, and
+  // written as far as it asks: the second to 6 MiB, the others to their
+  // first page.
   check(prepareUntilMeasured([](const std::atomic<bool> &) {
-          return std::optional<PreparedBytes>({0, size_t(6) << 20});
+          return std::optional<PreparedBytes>({0, size_t(6) << 20, 0});
         }),
         "a preparation runs its measure");
   size_t written = 0;
@@ -574,15 +575,18 @@ void testPreparedArrays() {
     std::this_thread::sleep_for(std::chrono::milliseconds(10));
     written = countPreparedArrays(uint64_t(6) << 20);
   }
-  check(written == 1 && countPreparedArrays() == 1,
-        "the second array is written to 6 MiB, the first to its first page");
+  check(written == 1 && countPreparedArrays() == 2,
+        "three arrays, the second written to 6 MiB");
   std::vector<std::pair<char *, size_t>> taken;
   for (size_t bytes : {size_t(1) << 20, size_t(8) << 20})
     taken.push_back(
         {static_cast<char *>(allocateZeroedLargeArray(bytes)), bytes});
-  check(countPreparedArrays() == 0 &&
+  check(countPreparedArrays() == 1 &&
             countPreparedArrays(uint64_t(6) << 20) == 0,
-        "the next arrays mapped take both, in the order they were made");
+        "the next arrays mapped take them in the order they were made");
+  taken.push_back({static_cast<char *>(allocateLargeArray(size_t(3) << 20)),
+                   size_t(3) << 20});
+  check(countPreparedArrays() == 0, "and the third");
   for (auto [array, bytes] : taken) {
     bool zeroed = true;
     for (size_t offset = 0; offset < bytes; offset += 4096)
@@ -626,8 +630,7 @@ void testPreorderOps(MLIRContext &context) {
 
   OwningOpRef<ModuleOp> large = nestedModule(context, 10000);
   std::atomic<bool> stop{true};
-  check(!ModuleOps::countValues(*large, stop),
-        "a count of values asked to stop stops");
+  check(!ModuleOps::count(*large, stop), "a count asked to stop stops");
 }
 
 /// A module with calls at the top of functions, inside a region of an op of
@@ -716,8 +719,12 @@ void testVerifierCollects() {
             collected->getValueCount() == walked.getValueCount(),
         "the same count of values");
   std::atomic<bool> notStopped{false};
-  check(ModuleOps::countValues(*module, notStopped) == walked.getValueCount(),
+  std::optional<ModuleOps::Counts> counts =
+      ModuleOps::count(*module, notStopped);
+  check(counts && counts->values == walked.getValueCount(),
         "the same count of values counted alone");
+  check(counts && counts->calls == walked.getCallSiteCount() + 1,
+        "the call sites counted alone, with the host compute call");
   unsigned calleesSeen = 0;
   for (llvm::StringRef name : {"f", "g", "h", "main"}) {
     StringAttr callee = StringAttr::get(&context, name);

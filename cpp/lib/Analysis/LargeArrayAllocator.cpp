@@ -51,16 +51,14 @@ static char *mapOnHugePageBoundary(size_t rounded, int protection) {
   return reinterpret_cast<char *>(aligned);
 }
 
-/// How many arrays a LargeArrayPreparation keeps ready: the analysis of a
-/// module large enough maps its nodes and its table of first nodes first, and
-/// where it has many values or call sites, two or three more (the work queue,
-/// the call records and flows). A page made ready is resident in full, taken or
-/// not, where a walk may have written a few 4 KiB pages of it: `nested`
-/// 100k's peak memory 54 -> 57 MB with two ready, 61 MB with four, which made
-/// `callgraph` 1M's first check 0.6 ms faster than two did.
-static constexpr size_t kArraysKeptReady = 2;
-static_assert(std::tuple_size_v<PreparedBytes> == kArraysKeptReady,
-              "bytes are measured for each array kept ready");
+/// How many arrays a LargeArrayPreparation makes ready before it measures:
+/// the analysis of a module large enough maps its nodes and its table of
+/// first nodes first, and where it has many values or call sites, up to
+/// three more (the work queue, the call records and flows), which only a
+/// measure tells. A page made ready is resident in full, taken or not, where
+/// a walk may have written a few 4 KiB pages of it: `nested` 100k's peak
+/// memory 54 -> 57 MB with two ready, 61 MB with four made ready unmeasured.
+static constexpr size_t kArraysReadyFirst = 2;
 /// The address space a prepared array sets aside: more than the largest
 /// array of a module that fits in memory (32 bytes a value), costing nothing
 /// until written. A larger array is mapped anew.
@@ -80,7 +78,7 @@ struct PreparedArray {
 /// nothing, which would make glibc a heap for it, but where `measure` does.
 struct PreparedArrays {
   std::mutex mutex;
-  std::array<PreparedArray, kArraysKeptReady> ready;
+  std::array<PreparedArray, kMostArraysPrepared> ready;
   size_t readyCount = 0;
   /// Whether a preparation's thread runs.
   bool preparing = false;
@@ -308,14 +306,32 @@ void runWithOwnHeap(llvm::function_ref<void()> work) { work(); }
 #endif
 
 #if defined(__GLIBC__) && defined(__linux__) && defined(MADV_HUGEPAGE)
-/// Writes the pages of the arrays ready at `starts` up to `bytes` each,
-/// a page at a time, under the lock that taking an array takes: an array
-/// taken meanwhile is left to the analysis, which may have written to it.
-static void
-writePreparedArrays(const std::array<char *, kArraysKeptReady> &starts,
-                    const PreparedBytes &bytes) {
+/// Makes arrays ready until there is one for each of `bytes` and writes
+/// their pages up to `bytes` each, a page at a time, under the lock that
+/// taking an array takes: an array taken meanwhile is left to the analysis,
+/// which may have written to it.
+static void writePreparedArrays(const PreparedBytes &bytes) {
   PreparedArrays &arrays = getPreparedArrays();
-  for (size_t index = 0; index < starts.size(); ++index) {
+  size_t count = std::min(bytes.size(), kMostArraysPrepared);
+  std::array<char *, kMostArraysPrepared> starts{};
+  size_t known;
+  {
+    std::lock_guard<std::mutex> lock(arrays.mutex);
+    known = std::min(count, arrays.readyCount);
+    for (size_t index = 0; index < known; ++index)
+      starts[index] = arrays.ready[index].start;
+  }
+  for (size_t index = known; index < count; ++index) {
+    char *start = prepareArray();
+    if (!start) {
+      count = index;
+      break;
+    }
+    std::lock_guard<std::mutex> lock(arrays.mutex);
+    starts[index] = start;
+    arrays.ready[arrays.readyCount++] = {start, kHugePageBytes};
+  }
+  for (size_t index = 0; index < count; ++index) {
     size_t rounded = std::min(llvm::alignTo(bytes[index], kHugePageBytes),
                               kPreparedArrayBytes);
     for (;;) {
@@ -347,13 +363,9 @@ static void *prepareArrays(void *argument) {
     std::lock_guard<std::mutex> lock(arrays.mutex);
     arrays.ready[arrays.readyCount++] = {start, kHugePageBytes};
   }
-  std::array<char *, kArraysKeptReady> starts{};
   MeasurePreparedBytes measure;
   {
     std::lock_guard<std::mutex> lock(arrays.mutex);
-    for (size_t index = 0; index < std::min(starts.size(), arrays.readyCount);
-         ++index)
-      starts[index] = arrays.ready[index].start;
     measure = std::move(arrays.measure);
   }
   std::optional<PreparedBytes> bytes;
@@ -368,7 +380,7 @@ static void *prepareArrays(void *argument) {
   }
   arrays.measured.notify_all();
   if (bytes)
-    writePreparedArrays(starts, *bytes);
+    writePreparedArrays(*bytes);
   std::lock_guard<std::mutex> lock(arrays.mutex);
   arrays.preparing = false;
   return nullptr;
@@ -389,7 +401,7 @@ LargeArrayPreparation::LargeArrayPreparation(MeasurePreparedBytes measure) {
     std::lock_guard<std::mutex> lock(arrays.mutex);
     if (arrays.preparing)
       return;
-    count = kArraysKeptReady - arrays.readyCount;
+    count = kArraysReadyFirst - std::min(kArraysReadyFirst, arrays.readyCount);
     arrays.preparing = true;
     arrays.measure = std::move(measure);
     arrays.measuring = true;

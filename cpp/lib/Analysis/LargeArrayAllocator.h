@@ -15,8 +15,8 @@
 
 #include "llvm/ADT/FunctionExtras.h"
 #include "llvm/ADT/STLFunctionalExtras.h"
+#include "llvm/ADT/SmallVector.h"
 
-#include <array>
 #include <atomic>
 #include <cstddef>
 #include <optional>
@@ -43,10 +43,13 @@ void *allocateZeroedLargeArray(size_t bytes);
 /// it costs nothing for the pages nothing is written to.
 bool isMappedZeroedArray(size_t bytes);
 
+/// The most arrays a `LargeArrayPreparation` makes ready.
+inline constexpr size_t kMostArraysPrepared = 5;
+
 /// For each of the first arrays an analysis maps, in the order it maps them,
 /// how many of its bytes a `LargeArrayPreparation` writes; its first huge
 /// page is written where this is less.
-using PreparedBytes = std::array<size_t, 2>;
+using PreparedBytes = llvm::SmallVector<size_t, kMostArraysPrepared>;
 
 /// Tells a `LargeArrayPreparation` what to write: runs on the preparation's
 /// thread, and returns nothing where `stop` was set before it could tell.
@@ -54,16 +57,17 @@ using MeasurePreparedBytes = llvm::unique_function<std::optional<PreparedBytes>(
     const std::atomic<bool> &stop)>;
 
 /// While it lives, a thread of its own makes ready address space for the
-/// large arrays of the next analysis, each with its first huge page written,
-/// then runs `measure` and writes as many bytes of each as it returns. The
-/// kernel's fault and clearing of a 2 MiB page take about 0.2 ms on the
-/// project's machine, at times far longer where the machine's host backs the
-/// page late (up to 0.35 s), and the analysis of a large module writes many:
-/// made where a module is verified before its analysis, which leaves the
-/// other core idle. Does nothing where the module is small enough for
-/// runWithOwnHeap to run the analysis on the caller's thread, whose arrays
-/// are not mapped, or where a preparation's thread still runs. Arrays made
-/// ready and not taken are kept for the next analysis.
+/// first two large arrays of the next analysis, each with its first huge page
+/// written, then runs `measure`, makes ready as many arrays as it lists and
+/// writes as many bytes of each as it asks. The kernel's fault and clearing
+/// of a 2 MiB page take about 0.2 ms on the project's machine, at times far
+/// longer (a check of 32 ms took up to 0.39 s where its pages were fresh),
+/// and the analysis of a large module writes many; made where a module is
+/// verified before its analysis, which leaves the other core idle. Does
+/// nothing where the module is small enough for runWithOwnHeap to run the
+/// analysis on the caller's thread, whose arrays are not mapped, or where a
+/// preparation's thread still runs. Arrays made ready and not taken are kept
+/// for the next analysis.
 class LargeArrayPreparation {
 public:
   explicit LargeArrayPreparation(MeasurePreparedBytes measure);

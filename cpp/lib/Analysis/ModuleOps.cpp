@@ -75,22 +75,23 @@ static size_t countValuesDefinedBy(Operation *op) {
   return count;
 }
 
-std::optional<size_t> ModuleOps::countValues(Operation *root,
-                                             const std::atomic<bool> &stop) {
+std::optional<ModuleOps::Counts>
+ModuleOps::count(Operation *root, const std::atomic<bool> &stop) {
   // Often enough for a stop to wait a few microseconds.
   constexpr size_t kOpsBetweenStops = 4096;
-  size_t count = 0;
+  Counts counts;
   size_t opsToStop = kOpsBetweenStops;
   PreorderOps preorder(root);
   while (Operation *op = preorder.next()) {
-    count += countValuesDefinedBy(op);
+    counts.values += countValuesDefinedBy(op);
+    counts.calls += llvm::isa<func::CallOp>(op);
     if (--opsToStop != 0)
       continue;
     if (stop.load(std::memory_order_relaxed))
       return std::nullopt;
     opsToStop = kOpsBetweenStops;
   }
-  return count;
+  return counts;
 }
 
 void ModuleOps::add(Operation *op, const OpRules &rules) {

@@ -2,8 +2,6 @@
 
 #include "NodeTable.h"
 
-#include "ModuleOps.h"
-
 #include "mlir/IR/BuiltinTypes.h"
 #include "llvm/ADT/STLExtras.h"
 
@@ -62,16 +60,6 @@ unsigned NodeTable::getOrCreateAtOtherPath(unsigned first, unsigned pathId,
 void NodeTable::noteReachedBefore(unsigned first) {
   if (!llvm::is_contained(watchedRoots, first))
     reachedOthers = true;
-}
-
-MeasurePreparedBytes NodeTable::measureForPreparation(mlir::Operation *module) {
-  return
-      [module](const std::atomic<bool> &stop) -> std::optional<PreparedBytes> {
-        std::optional<size_t> values = ModuleOps::countValues(module, stop);
-        if (!values)
-          return std::nullopt;
-        return PreparedBytes{0, FirstNodeTable::getMappedBytes(*values)};
-      };
 }
 
 void FirstNodeTable::clear() {

@@ -218,14 +218,6 @@ public:
     firstNodeOfValue.reserve(count);
   }
 
-  /// What a LargeArrayPreparation writes for a table reserved for the
-  /// values of `module`, the arrays `reserve` maps: the table of first nodes
-  /// in full, since values are hashed by address and a walk of a few
-  /// thousand nodes writes to every page of it; of the nodes only the first
-  /// page, since they fill in order and mostly in part (`loops` 1M: 500,001
-  /// nodes for 2,002,503 values).
-  static MeasurePreparedBytes measureForPreparation(mlir::Operation *module);
-
   size_t size() const { return nodes.size(); }
   Node &operator[](unsigned id) { return nodes[id]; }
   const Node &operator[](unsigned id) const { return nodes[id]; }

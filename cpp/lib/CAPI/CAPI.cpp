@@ -9,7 +9,7 @@
 
 #include "../Analysis/LargeArrayAllocator.h"
 #include "../Analysis/ModuleOps.h"
-#include "../Analysis/NodeTable.h"
+#include "../Analysis/Walk.h"
 
 #include "mlir/CAPI/IR.h"
 #include "mlir/CAPI/Support.h"
@@ -472,7 +472,7 @@ static Analysis analyze(MlirOperation module, MlirStringRef entry, bool strict,
   bool valid = verified;
   if (!verified) {
     hostoffload::LargeArrayPreparation preparation(
-        hostoffload::NodeTable::measureForPreparation(moduleOp));
+        hostoffload::Walk::measureForPreparation(moduleOp));
     valid = succeeded(hostoffload::verifyModule(moduleOp, &collected));
   }
   if (valid)
