@@ -47,9 +47,9 @@ MeasurePreparedBytes Walk::measureForPreparation(Operation *module) {
     add(counts->values * sizeof(Node), 0);
     size_t tableBytes = FirstNodeTable::getMappedBytes(counts->values);
     add(tableBytes, tableBytes);
-    add(counts->values * sizeof(unsigned), 0);
-    add(counts->calls * sizeof(std::pair<Operation *, int>), 0);
-    add(counts->calls * sizeof(ArgumentFlow), 0);
+    add(counts->values * sizeof(decltype(queue)::value_type), 0);
+    add(counts->calls * sizeof(decltype(flowCalls)::value_type), 0);
+    add(counts->calls * sizeof(decltype(argumentFlows)::value_type), 0);
     return bytes;
   };
 }

@@ -72,6 +72,9 @@ public:
   /// made for every value of the module at once.
   Walk(mlir::ModuleOp module, mlir::func::FuncOp entry, const OpRules &rules,
        const ModuleOps &ops);
+  Walk(const Walk &) = delete;
+  Walk &operator=(const Walk &) = delete;
+
   /// What a LargeArrayPreparation writes for the walk of `module`, for the
   /// arrays the constructor maps, in its order: the table of first nodes in
   /// full, since values are hashed by address and a walk of a few thousand
@@ -79,8 +82,6 @@ public:
   /// fill in order and mostly in part (`loops` 1M: 500,001 nodes for
   /// 2,002,503 values).
   static MeasurePreparedBytes measureForPreparation(mlir::Operation *module);
-  Walk(const Walk &) = delete;
-  Walk &operator=(const Walk &) = delete;
 
   /// The custom calls of the module, in program order.
   llvm::ArrayRef<mlir::Operation *> getCustomCalls() const {
