@@ -409,8 +409,8 @@ LargeArrayPreparation::LargeArrayPreparation(MeasurePreparedBytes measure) {
   }
   pthread_t id;
   if (pthread_create(&id, nullptr, prepareArrays,
-                     reinterpret_cast<void *>(count)) == 0 &&
-      pthread_detach(id) == 0) {
+                     reinterpret_cast<void *>(count)) == 0) {
+    pthread_detach(id);
     measures = true;
     return;
   }
