@@ -306,6 +306,18 @@ void runWithOwnHeap(llvm::function_ref<void()> work) { work(); }
 #endif
 
 #if defined(__GLIBC__) && defined(__linux__) && defined(MADV_HUGEPAGE)
+/// Makes an array ready after those ready already; returns its start, or
+/// null where it cannot.
+static char *addReadyArray() {
+  char *start = prepareArray();
+  if (!start)
+    return nullptr;
+  PreparedArrays &arrays = getPreparedArrays();
+  std::lock_guard<std::mutex> lock(arrays.mutex);
+  arrays.ready[arrays.readyCount++] = {start, kHugePageBytes};
+  return start;
+}
+
 /// Makes arrays ready until there is one for each of `bytes` and writes
 /// their pages up to `bytes` each, a page at a time, under the lock that
 /// taking an array takes: an array taken meanwhile is left to the analysis,
@@ -322,14 +334,11 @@ static void writePreparedArrays(const PreparedBytes &bytes) {
       starts[index] = arrays.ready[index].start;
   }
   for (size_t index = known; index < count; ++index) {
-    char *start = prepareArray();
-    if (!start) {
+    starts[index] = addReadyArray();
+    if (!starts[index]) {
       count = index;
       break;
     }
-    std::lock_guard<std::mutex> lock(arrays.mutex);
-    starts[index] = start;
-    arrays.ready[arrays.readyCount++] = {start, kHugePageBytes};
   }
   for (size_t index = 0; index < count; ++index) {
     size_t rounded = std::min(llvm::alignTo(bytes[index], kHugePageBytes),
@@ -356,13 +365,9 @@ static void writePreparedArrays(const PreparedBytes &bytes) {
 static void *prepareArrays(void *argument) {
   auto count = reinterpret_cast<uintptr_t>(argument);
   PreparedArrays &arrays = getPreparedArrays();
-  for (uintptr_t i = 0; i < count; ++i) {
-    char *start = prepareArray();
-    if (!start)
+  for (uintptr_t i = 0; i < count; ++i)
+    if (!addReadyArray())
       break;
-    std::lock_guard<std::mutex> lock(arrays.mutex);
-    arrays.ready[arrays.readyCount++] = {start, kHugePageBytes};
-  }
   MeasurePreparedBytes measure;
   {
     std::lock_guard<std::mutex> lock(arrays.mutex);
