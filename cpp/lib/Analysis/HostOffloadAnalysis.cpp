@@ -145,6 +145,11 @@ analyzeHostOffload(ModuleOp module, const HostOffloadOptions &options,
   starts.collectEntrySignature();
   for (Operation *op : walk.getCustomCalls())
     starts.collectCustomCall(op);
+  // Where an entry argument's note points is found from its users, which the
+  // walk reads anyway.
+  auto visitStartUser = [&](Value start, Operation *user) {
+    starts.visitStartUser(start, user);
+  };
   // The call-cycle search reads only the module's calls and symbols. In a
   // module of thousands of functions with calls it costs a tenth of the walk
   // (220 ns a function, waiting for its tables), and runs beside it. Ahead of
@@ -155,11 +160,13 @@ analyzeHostOffload(ModuleOp module, const HostOffloadOptions &options,
     reportCallCycles(*entry, *collected, cycles, fetchArguments);
   };
   if (collected->getCallSites().getCallerCount() >= kCallersToSearchAlongside) {
-    runAlongside([&] { searchCallCycles(true); }, [&] { walk.run(); });
+    runAlongside([&] { searchCallCycles(true); },
+                 [&] { walk.run(visitStartUser); });
   } else {
-    walk.run();
+    walk.run(visitStartUser);
     searchCallCycles(false);
   }
+  starts.setArgumentLocs();
 
   FindingBuilder findings(*entry, options, report, walk, rules,
                           starts.getResultKinds(), warnings, takeMismatch);

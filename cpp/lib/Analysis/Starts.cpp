@@ -153,53 +153,81 @@ std::string StartCollector::xlaAnnotationName(Operation *annotation) {
   return found;
 }
 
-/// Where a note about an argument points: at the argument's own location if
-/// it is in the Python source, else at the argument's first use there (JAX
-/// gives arguments no file), else at the argument's own line of the file
-/// given (HLO input), else at its first use anywhere, else at the function.
-Location StartCollector::argumentLoc(unsigned index) {
-  BlockArgument argument = entry.getArgument(index);
-  std::optional<SourcePosition> own = findSourcePosition(argument.getLoc());
-  if (own && own->isPythonFrame)
-    return argument.getLoc();
-  std::optional<Location> firstUse, firstPythonUse;
-  std::pair<unsigned, unsigned> firstPosition, firstPythonPosition;
+ArgumentLocSearch::ArgumentLocSearch(BlockArgument argument)
+    : own(argument.getLoc()) {
+  std::optional<SourcePosition> position = findSourcePosition(own);
+  ownHasPosition = position.has_value();
+  ownIsPythonFrame = position && position->isPythonFrame;
+}
+
+void ArgumentLocSearch::visitUser(Operation *user) {
   // An argument can have a million users. Users in a row mostly share a
-  // location, whose position again is never before the first; and where the
-  // argument has a file position of its own, only a Python frame comes
-  // before it, which a bare file location is not.
-  std::optional<Location> lastLoc;
-  // Taken from the last use to the first, as the use list runs (of users at
-  // one position the last is chosen), while the walk gathers the uses.
-  walk.visitStartUsers(argument, [&](Operation *user) {
-    Location loc = user->getLoc();
-    if (loc == lastLoc || (own && llvm::isa<FileLineColRange>(loc)))
-      return;
-    lastLoc = loc;
-    std::optional<SourcePosition> position = findSourcePosition(loc);
-    if (!position)
-      return;
-    std::pair<unsigned, unsigned> lineAndColumn{position->line,
-                                                position->column};
-    if (!firstUse || lineAndColumn < firstPosition) {
-      firstUse = loc;
-      firstPosition = lineAndColumn;
-    }
-    if (position->isPythonFrame &&
-        (!firstPythonUse || lineAndColumn < firstPythonPosition)) {
-      firstPythonUse = loc;
-      firstPythonPosition = lineAndColumn;
-    }
-  });
+  // location; and where the argument has a file position of its own, only a
+  // Python frame comes before it, which a bare file location is not.
+  Location loc = user->getLoc();
+  if (ownIsPythonFrame || loc == lastLoc ||
+      (ownHasPosition && llvm::isa<FileLineColRange>(loc)))
+    return;
+  lastLoc = loc;
+  std::optional<SourcePosition> position = findSourcePosition(loc);
+  if (!position)
+    return;
+  std::pair<unsigned, unsigned> lineAndColumn{position->line, position->column};
+  if (!firstUse || lineAndColumn <= firstPosition) {
+    firstUse = loc;
+    firstPosition = lineAndColumn;
+  }
+  if (position->isPythonFrame &&
+      (!firstPythonUse || lineAndColumn <= firstPythonPosition)) {
+    firstPythonUse = loc;
+    firstPythonPosition = lineAndColumn;
+  }
+}
+
+Location ArgumentLocSearch::getLoc(func::FuncOp entry) const {
+  if (ownIsPythonFrame)
+    return own;
   if (firstPythonUse)
     return *firstPythonUse;
-  if (own)
-    return argument.getLoc();
+  if (ownHasPosition)
+    return own;
   if (firstUse)
     return *firstUse;
   if (findFileLocation(entry.getLoc()))
     return entry.getLoc();
-  return argument.getLoc();
+  return own;
+}
+
+/// For a warning: an argument that is no start is not walked.
+Location StartCollector::argumentLoc(unsigned index) {
+  BlockArgument argument = entry.getArgument(index);
+  ArgumentLocSearch search(argument);
+  if (search.needsUsers()) {
+    llvm::SmallVector<Operation *> users(argument.getUsers());
+    for (Operation *user : llvm::reverse(users))
+      search.visitUser(user);
+  }
+  return search.getLoc(entry);
+}
+
+void StartCollector::visitStartUser(Value start, Operation *user) {
+  if (start != lastVisitedStart) {
+    lastVisitedStart = start;
+    lastVisitedSearch = nullptr;
+    auto argument = llvm::dyn_cast<BlockArgument>(start);
+    if (argument && argument.getOwner() == &entry.front() &&
+        argumentLocSearchOf[argument.getArgNumber()] != kNoSearch)
+      lastVisitedSearch =
+          &argumentLocSearches[argumentLocSearchOf[argument.getArgNumber()]]
+               .second;
+  }
+  if (lastVisitedSearch)
+    lastVisitedSearch->visitUser(user);
+}
+
+void StartCollector::setArgumentLocs() {
+  for (const auto &[startIndex, search] : argumentLocSearches)
+    report.starts[startIndex].loc = search.getLoc(entry);
 }
 
 /// E.g. "result 2 of @main".
@@ -262,6 +290,8 @@ void StartCollector::collectEntrySignature() {
       });
   report.starts.reserve(report.starts.size() + hostArguments +
                         walk.getCustomCalls().size());
+  argumentLocSearches.reserve(hostArguments);
+  argumentLocSearchOf.assign(entry.getNumArguments(), kNoSearch);
   for (unsigned i = 0, e = entry.getNumArguments(); i < e; ++i) {
     const DeclaredMemoryKind &declared = argumentKinds[i];
     checkDeclaredKind(declared, "argument", i, [&] { return argumentLoc(i); });
@@ -276,12 +306,16 @@ void StartCollector::collectEntrySignature() {
     if (declared.kind != names::kPinnedHost)
       continue;
     unsigned startIndex = report.starts.size();
-    std::string name = describeArgument(entry.getArgument(i));
+    BlockArgument argument = entry.getArgument(i);
+    std::string name = describeArgument(argument);
     std::string reason =
         concatenate({name, " is declared ", declared.describe()});
+    // The location is the argument's own until setArgumentLocs.
     report.starts.push_back({TraceStart::Kind::Argument, i, std::move(name),
-                             std::move(reason), argumentLoc(i),
+                             std::move(reason), argument.getLoc(),
                              getHloArgumentName(hloEntry, i)});
+    argumentLocSearchOf[i] = argumentLocSearches.size();
+    argumentLocSearches.emplace_back(startIndex, ArgumentLocSearch(argument));
     walk.addStart(entry.getArgument(i), startIndex);
   }
   for (unsigned i = 0, e = entry.getNumResults(); i < e; ++i) {

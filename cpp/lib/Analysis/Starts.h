@@ -21,10 +21,37 @@
 #include "llvm/ADT/STLFunctionalExtras.h"
 #include "llvm/ADT/SmallVector.h"
 
+#include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace hostoffload {
+
+/// Where a note about an entry argument points, found from its users in
+/// program order: at the argument's own location if it is in the Python
+/// source, else at the argument's first use there (JAX gives arguments no
+/// file), else at the argument's own line of the file given (HLO input),
+/// else at its first use anywhere, else at the function. Of users at one
+/// position, the last is taken.
+class ArgumentLocSearch {
+public:
+  explicit ArgumentLocSearch(mlir::BlockArgument argument);
+
+  /// Whether the users can change the location: not where the argument's
+  /// own is a Python frame.
+  bool needsUsers() const { return !ownIsPythonFrame; }
+  /// Takes the next user in program order.
+  void visitUser(mlir::Operation *user);
+  /// The location found from the users visited, in `entry`.
+  mlir::Location getLoc(mlir::func::FuncOp entry) const;
+
+private:
+  mlir::Location own;
+  bool ownHasPosition = false, ownIsPythonFrame = false;
+  std::optional<mlir::Location> firstUse, firstPythonUse, lastLoc;
+  std::pair<unsigned, unsigned> firstPosition, firstPythonPosition;
+};
 
 /// Adds the starts of a module to the report and to the walk.
 class StartCollector {
@@ -41,6 +68,14 @@ public:
   /// A custom call that moves its operand to host; the warnings about
   /// annotations XLA cannot process.
   void collectCustomCall(mlir::Operation *op);
+
+  /// Takes a user of a start as the walk passes it (Walk::run's visitor),
+  /// for the location of an entry argument's start.
+  void visitStartUser(mlir::Value start, mlir::Operation *user);
+
+  /// Sets the location of each entry argument's start, from the users the
+  /// walk passed.
+  void setArgumentLocs();
 
   /// The memory kinds declared on the entry's results, once
   /// collectEntrySignature has run.
@@ -66,6 +101,14 @@ private:
   Walk &walk;
   WarningList &warnings;
   std::vector<DeclaredMemoryKind> resultKinds;
+  /// The location search of each entry argument's start, and that start.
+  std::vector<std::pair<unsigned, ArgumentLocSearch>> argumentLocSearches;
+  /// Per entry argument, its entry in argumentLocSearches, or kNoSearch.
+  std::vector<unsigned> argumentLocSearchOf;
+  static constexpr unsigned kNoSearch = ~0u;
+  /// The start visitStartUser took last, and its search (null if none).
+  mlir::Value lastVisitedStart;
+  ArgumentLocSearch *lastVisitedSearch = nullptr;
   /// The module's names of XLA's entry instructions, when it was converted
   /// from HLO.
   mlir::DictionaryAttr hloEntry =

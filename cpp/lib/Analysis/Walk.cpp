@@ -186,9 +186,11 @@ prefetchAhead(llvm::ArrayRef<unsigned> order, size_t next,
 /// optimizer state moved to device and back).
 static constexpr size_t kRootsWalkedApart = 16, kNodesPerBatch = 256;
 
-void Walk::run() {
+void Walk::run(StartUserVisitor visitStartUser) {
+  startUserVisitor = visitStartUser;
   if (queue.size() < kRootsWalkedApart || !walkStartsApart())
     walkQueue();
+  startUserVisitor = nullptr;
   markSlicesComputedInCallees();
 }
 
@@ -303,74 +305,37 @@ void Walk::walkQueue() {
   }
 }
 
-/// How many uses behind the last one gathered Walk::visitStartUsers calls
-/// its visitor, and how many uses before that it fetches the user's
-/// location: the user's op came with its use, and the visitor reads its
-/// location next.
-constexpr size_t kVisitLag = 16, kLocationAhead = 8;
+namespace {
+/// A use and its user, which is read from the use while it is at hand.
+struct UseAndUser {
+  OpOperand *use;
+  Operation *user;
+};
+} // namespace
 
 /// Appends the uses of `value` to `uses` in program order: use lists run
-/// backwards from the last use. `visitUser`, if given, is called with the
-/// user of each use in the order of the use list.
-static void
-appendUsesInOrder(Value value, llvm::SmallVectorImpl<OpOperand *> &uses,
-                  llvm::function_ref<void(Operation *)> visitUser = nullptr) {
+/// backwards from the last use.
+static void appendUsesInOrder(Value value,
+                              llvm::SmallVectorImpl<UseAndUser> &uses) {
   size_t first = uses.size();
   // Each step of a use list waits for the memory of the use it reaches.
   // Ops are mostly laid out in memory in program order, so the uses of a
   // long list are mostly a stride apart: the use that many steps ahead is
-  // fetched meanwhile, and for a visitor the line before it, where a small
-  // op keeps its location (an address that misses is fetched for nothing).
-  // A step takes a few instructions once its use is there, so it is far
+  // fetched meanwhile (an address that misses is fetched for nothing). A
+  // step takes a few instructions once its use is there, so it is far
   // ahead: gathering a million uses of one value took 29-37 ms 8 steps
   // ahead, 24-27 ms 32 steps ahead, 32-39 ms 128 steps ahead.
   constexpr uintptr_t kStepsAhead = 32;
   uintptr_t previous = 0;
   for (OpOperand &use : value.getUses()) {
     auto address = reinterpret_cast<uintptr_t>(&use);
-    if (previous != 0) {
-      auto ahead = reinterpret_cast<const char *>(
-          address - kStepsAhead * (previous - address));
-      __builtin_prefetch(ahead);
-      if (visitUser)
-        __builtin_prefetch(ahead - 64);
-    }
+    if (previous != 0)
+      __builtin_prefetch(reinterpret_cast<const char *>(
+          address - kStepsAhead * (previous - address)));
     previous = address;
-    uses.push_back(&use);
-    if (!visitUser)
-      continue;
-    size_t gathered = uses.size() - first;
-    if (gathered > kVisitLag - kLocationAhead)
-      __builtin_prefetch(uses[uses.size() - 1 - (kVisitLag - kLocationAhead)]
-                             ->getOwner()
-                             ->getLoc()
-                             .getAsOpaquePointer());
-    if (gathered > kVisitLag)
-      visitUser(uses[uses.size() - 1 - kVisitLag]->getOwner());
+    uses.push_back({&use, use.getOwner()});
   }
-  if (visitUser)
-    for (size_t i = uses.size() - std::min(uses.size() - first, kVisitLag);
-         i < uses.size(); ++i)
-      visitUser(uses[i]->getOwner());
   std::reverse(uses.begin() + first, uses.end());
-}
-
-void Walk::visitStartUsers(Value value,
-                           llvm::function_ref<void(Operation *)> visitUser) {
-  auto [known, added] = startUses.try_emplace(value);
-  if (added) {
-    appendUsesInOrder(value, known->second, visitUser);
-    return;
-  }
-  llvm::ArrayRef<OpOperand *> uses = known->second;
-  for (size_t i = uses.size(); i-- > 0;) {
-    if (i >= kVisitLag)
-      __builtin_prefetch(uses[i - kVisitLag]->getOwner());
-    if (i >= kLocationAhead)
-      __builtin_prefetch(
-          uses[i - kLocationAhead]->getOwner()->getLoc().getAsOpaquePointer());
-    visitUser(uses[i]->getOwner());
-  }
 }
 
 /// The use after `use` in its value's use list (the use before it in program
@@ -395,14 +360,15 @@ static OpOperand *getLastOfFewUses(Value value) {
 // instructions on callgraph 1M 48.3 -> 46.6 M, chain 100k 19.5 -> 18.7 M.
 LLVM_ATTRIBUTE_ALWAYS_INLINE void Walk::propagate(unsigned id) {
   // Visiting uses in program order makes paths and "first" ops the ones a
-  // reader meets first. A start's uses may have been gathered already.
+  // reader meets first. The users of a start may be visited, which
+  // propagateThroughManyUses does, out of this loop.
   const Node &node = nodes[id];
-  Operation *computedBy = nullptr;
   OpOperand *last = nullptr;
-  if (node.step != StepKind::Start || !startUses.count(node.value))
+  if (node.step != StepKind::Start || !startUserVisitor)
     last = getLastOfFewUses(node.value);
   if (!last)
     return propagateThroughManyUses(id);
+  Operation *computedBy = nullptr;
   // Most values have one use (a call's result) or two (`x * x`): these are
   // taken without gathering a list.
   if (OpOperand *before = getNextInUseList(last)) {
@@ -415,32 +381,31 @@ LLVM_ATTRIBUTE_ALWAYS_INLINE void Walk::propagate(unsigned id) {
 }
 
 void Walk::propagateThroughManyUses(unsigned id) {
-  llvm::SmallVector<OpOperand *, 4> gathered;
-  llvm::ArrayRef<OpOperand *> uses;
   const Node &node = nodes[id];
-  auto known = node.step == StepKind::Start ? startUses.find(node.value)
-                                            : startUses.end();
-  if (known != startUses.end()) {
-    uses = known->second;
-  } else {
-    appendUsesInOrder(node.value, gathered);
-    uses = gathered;
-  }
+  Value start =
+      startUserVisitor && node.step == StepKind::Start ? node.value : Value();
+  llvm::SmallVector<UseAndUser, 4> uses;
+  appendUsesInOrder(node.value, uses);
   // A long use list (a start used by a million ops) is followed with the
-  // uses ahead fetched in two steps: the use itself, then, once it is at
-  // hand, its user.
-  constexpr size_t kUseAhead = 16, kUserAhead = 8;
+  // users ahead fetched; the uses, out of the caches again by then at a
+  // million, are not read.
+  constexpr size_t kUserAhead = 8, kLocationAhead = 4;
   Operation *computedBy = nullptr;
   for (size_t i = 0, e = uses.size(); i < e; ++i) {
-    if (i + kUseAhead < e)
-      __builtin_prefetch(uses[i + kUseAhead]);
     if (i + kUserAhead < e)
-      prefetchOp(
-          reinterpret_cast<const char *>(uses[i + kUserAhead]->getOwner()),
-          nodes);
-    Operation *user = uses[i]->getOwner();
+      prefetchOp(reinterpret_cast<const char *>(uses[i + kUserAhead].user),
+                 nodes);
+    // A start's visitor reads each user's location.
+    if (start && i + kLocationAhead < e)
+      __builtin_prefetch(
+          uses[i + kLocationAhead].user->getLoc().getAsOpaquePointer());
+    auto [use, user] = uses[i];
     prefetchNextOp(user, nodes);
-    propagateThroughUse(id, user, getOperandNumber(uses[i]), computedBy);
+    if (start)
+      startUserVisitor(start, user);
+    propagateThroughUse(
+        id, user, static_cast<unsigned>(use - user->getOpOperands().data()),
+        computedBy);
   }
 }
 

@@ -102,24 +102,20 @@ public:
     return ops.lookupFunction(name);
   }
 
-  /// Calls `visitUser` with the user of each use of `value`, from the last
-  /// use to the first (the use list's order), while gathering the uses in
-  /// program order once, or over those gathered before. Following a use list
-  /// waits for memory at every use (an entry argument can have a million):
-  /// the walk takes a start's uses from what was gathered, and the note's
-  /// location of an entry argument reads every user's location on the way
-  /// through the list, where each user's memory is at hand (a million uses:
-  /// 10-13 ms less than a second pass).
-  void visitStartUsers(mlir::Value value,
-                       llvm::function_ref<void(mlir::Operation *)> visitUser);
-
   /// Host memory starts at `value`, as start `startIndex` of the report.
   void addStart(mlir::Value value, unsigned startIndex);
 
+  /// Called with the value of a start and one of its users.
+  using StartUserVisitor =
+      llvm::function_ref<void(mlir::Value start, mlir::Operation *user)>;
+
   /// Follows host memory from the starts until nothing changes, breadth
   /// first: the path to a value is a shortest one, and ties go to the start
-  /// added first.
-  void run();
+  /// added first. `visitStartUser`, if given, is called with every user of
+  /// each start, in program order, as the walk takes host memory through it
+  /// (again where the walk starts over): a start can have a million users,
+  /// which are out of the caches by a second pass over them.
+  void run(StartUserVisitor visitStartUser = nullptr);
 
   //===--------------------------------------------------------------------===//
   // What the walk found, once it has run.
@@ -203,8 +199,8 @@ private:
                llvm::ArrayRef<unsigned> roots);
 
   void propagate(unsigned id);
-  /// propagate for a start whose uses were gathered, or a value with more
-  /// than two uses.
+  /// propagate for a value with more than two uses, or a start whose users
+  /// are visited.
   void propagateThroughManyUses(unsigned id);
   /// Applies the rule of `user` to host memory of node `id` entering it
   /// through operand `operand`. `computedBy` is the op the previous use of
@@ -282,9 +278,8 @@ private:
   unsigned level = 0;
   size_t levelEnd = 0;
   unsigned batch = 0;
-  /// The uses of the starts visitStartUsers was asked for, in program order.
-  llvm::SmallDenseMap<mlir::Value, llvm::SmallVector<mlir::OpOperand *, 0>, 4>
-      startUses;
+  /// The visitor run() was given, while it runs.
+  StartUserVisitor startUserVisitor = nullptr;
   /// The name of the op propagateThroughUse saw last, and its rule.
   const void *lastUserName = nullptr;
   OpRules::Rule lastUserRule = nullptr;
