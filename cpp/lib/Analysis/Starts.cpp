@@ -198,7 +198,8 @@ Location ArgumentLocSearch::getLoc(func::FuncOp entry) const {
   return own;
 }
 
-/// For a warning: an argument that is no start is not walked.
+/// Where a warning about argument `index` points. The walk passes the users
+/// of starts only, so the users are read here.
 Location StartCollector::argumentLoc(unsigned index) {
   BlockArgument argument = entry.getArgument(index);
   ArgumentLocSearch search(argument);
@@ -316,7 +317,7 @@ void StartCollector::collectEntrySignature() {
                              getHloArgumentName(hloEntry, i)});
     argumentLocSearchOf[i] = argumentLocSearches.size();
     argumentLocSearches.emplace_back(startIndex, ArgumentLocSearch(argument));
-    walk.addStart(entry.getArgument(i), startIndex);
+    walk.addStart(argument, startIndex);
   }
   for (unsigned i = 0, e = entry.getNumResults(); i < e; ++i) {
     const DeclaredMemoryKind &declared = resultKinds[i];

@@ -41,7 +41,8 @@ public:
   /// Whether the users can change the location: not where the argument's
   /// own is a Python frame.
   bool needsUsers() const { return !ownIsPythonFrame; }
-  /// Takes the next user in program order.
+  /// Takes the next user in program order. The users taken again in the
+  /// same order (a walk that starts over) leave the location as it was.
   void visitUser(mlir::Operation *user);
   /// The location found from the users visited, in `entry`.
   mlir::Location getLoc(mlir::func::FuncOp entry) const;
