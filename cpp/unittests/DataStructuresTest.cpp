@@ -16,6 +16,7 @@
 #include "ModuleOps.h"
 #include "NodeTable.h"
 #include "PreorderOps.h"
+#include "Walk.h"
 
 #include "hostoffload/HostOffloadAnalysis.h"
 #include "hostoffload/ModuleVerifier.h"
@@ -809,6 +810,54 @@ void testCallsInAFunction() {
         "the call sites of @f are all four");
 }
 
+void testWalkVisitsStartUsers() {
+  Group group("the walk's visits to the users of starts");
+  DialectRegistry registry;
+  registry.insert<func::FuncDialect>();
+  MLIRContext context(registry);
+  context.allowUnregisteredDialects();
+  OwningOpRef<ModuleOp> module = parseSourceString<ModuleOp>(R"mlir(
+  func.func @main(%a: tensor<4xf32>, %b: tensor<4xf32>) -> tensor<4xf32> {
+    %0 = "test.op"(%a) : (tensor<4xf32>) -> tensor<4xf32>
+    %1 = "test.op"(%b, %a) : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
+    %2 = "test.op"(%a, %a) : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
+    %3 = "test.op"(%0, %1, %2)
+        : (tensor<4xf32>, tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
+    return %3 : tensor<4xf32>
+  }
+  )mlir",
+                                                             &context);
+  check(static_cast<bool>(module), "the test module parses");
+  if (!module)
+    return;
+  OpRules rules(&context);
+  ModuleOps ops = ModuleOps::collect(*module, rules);
+  func::FuncOp main = ops.lookupFunction(StringAttr::get(&context, "main"));
+  if (!main)
+    return;
+  llvm::SmallVector<Operation *> users;
+  for (Operation &op : main.front())
+    users.push_back(&op);
+  Value a = main.getArgument(0), b = main.getArgument(1);
+  Walk walk(*module, main, rules, ops);
+  walk.addStart(a, 0);
+  walk.addStart(b, 1);
+  std::vector<std::pair<Value, Operation *>> visits;
+  walk.run(
+      [&](Value start, Operation *user) { visits.emplace_back(start, user); });
+  // %a has four uses, %b one: both go past the visitor, %a's users in
+  // program order, an op that uses it twice twice.
+  std::vector<std::pair<Value, Operation *>> expected{{a, users[0]},
+                                                      {a, users[1]},
+                                                      {a, users[2]},
+                                                      {a, users[2]},
+                                                      {b, users[1]}};
+  check(visits == expected,
+        "each use of each start, in program order, the starts in turn");
+  check(walk.getNodes().firstNodeOf(users[3]->getResult(0)).has_value(),
+        "the walk reached past the starts' users");
+}
+
 } // namespace
 
 int main() {
@@ -826,6 +875,7 @@ int main() {
   testPreorderOps(context);
   testVerifierCollects();
   testCallsInAFunction();
+  testWalkVisitsStartUsers();
   if (failures != 0) {
     llvm::outs() << failures << " of " << checks << " checks failed\n";
     return 1;
