@@ -108,13 +108,18 @@ void Walk::reachLoopCarried(Operation *whileOp, unsigned index, unsigned pathId,
 }
 
 /// Asks the processor to fetch the op at `op`: its results before it, the op
-/// and its operands, and the bucket of the node table its first result would
-/// take. Always inlined: GCC takes a function that only prefetches for one
-/// without effects, and drops its calls.
-LLVM_ATTRIBUTE_ALWAYS_INLINE static void prefetchOp(const char *op,
-                                                    const NodeTable &nodes) {
+/// and its operands. Always inlined: GCC takes a function that only
+/// prefetches for one without effects, and drops its calls.
+LLVM_ATTRIBUTE_ALWAYS_INLINE static void prefetchOpLines(const char *op) {
   for (int offset = -64; offset < 192; offset += 64)
     __builtin_prefetch(op + offset);
+}
+
+/// prefetchOpLines, and the bucket of the node table the first result of the
+/// op at `op` would take.
+LLVM_ATTRIBUTE_ALWAYS_INLINE static void prefetchOp(const char *op,
+                                                    const NodeTable &nodes) {
+  prefetchOpLines(op);
   // Result 0 is stored just before the op (Operation::getInlineOpResult);
   // an op without results prefetches a bucket for nothing.
   nodes.prefetchFirstNodeOf(Value::getFromOpaquePointer(
@@ -408,19 +413,23 @@ void Walk::propagateThroughManyUses(unsigned id) {
   appendUsesInOrder(node.value, uses);
   // A long use list (a start used by a million ops) is followed with the
   // users ahead fetched; the uses, out of the caches again by then at a
-  // million, are not read.
+  // million, are not read. Neither the users' node-table buckets nor the op
+  // after each user are fetched: the users of a widely used value mostly
+  // compute on it, and their results, used by nothing, get no node (a
+  // random line of the table each, fetched for nothing), and the op after a
+  // user is mostly the next user, fetched already (`fanout` 1M's first
+  // check 45.0 -> 41.8 ms, 100k 5.0 -> 4.6 ms).
   constexpr size_t kUserAhead = 8, kLocationAhead = 4;
   Operation *computedBy = nullptr;
   for (size_t i = 0, e = uses.size(); i < e; ++i) {
     if (i + kUserAhead < e)
-      prefetchOp(reinterpret_cast<const char *>(uses[i + kUserAhead].user),
-                 nodes);
+      prefetchOpLines(
+          reinterpret_cast<const char *>(uses[i + kUserAhead].user));
     // A start's visitor reads each user's location.
     if (start && i + kLocationAhead < e)
       __builtin_prefetch(
           uses[i + kLocationAhead].user->getLoc().getAsOpaquePointer());
     auto [use, user] = uses[i];
-    prefetchNextOp(user, nodes);
     if (start)
       startUserVisitor(start, user);
     propagateThroughUse(
