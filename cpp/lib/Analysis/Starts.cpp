@@ -216,19 +216,18 @@ void StartCollector::visitStartUser(Value start, Operation *user) {
     lastVisitedStart = start;
     lastVisitedSearch = nullptr;
     auto argument = llvm::dyn_cast<BlockArgument>(start);
-    if (argument && argument.getOwner() == &entry.front() &&
-        argumentLocSearchOf[argument.getArgNumber()] != kNoSearch)
-      lastVisitedSearch =
-          &argumentLocSearches[argumentLocSearchOf[argument.getArgNumber()]]
-               .second;
+    if (argument && argument.getOwner() == &entry.front())
+      if (auto &search = argumentLocSearches[argument.getArgNumber()])
+        lastVisitedSearch = &search->second;
   }
   if (lastVisitedSearch)
     lastVisitedSearch->visitUser(user);
 }
 
 void StartCollector::setArgumentLocs() {
-  for (const auto &[startIndex, search] : argumentLocSearches)
-    report.starts[startIndex].loc = search.getLoc(entry);
+  for (const auto &search : argumentLocSearches)
+    if (search)
+      report.starts[search->first].loc = search->second.getLoc(entry);
 }
 
 /// E.g. "result 2 of @main".
@@ -291,8 +290,7 @@ void StartCollector::collectEntrySignature() {
       });
   report.starts.reserve(report.starts.size() + hostArguments +
                         walk.getCustomCalls().size());
-  argumentLocSearches.reserve(hostArguments);
-  argumentLocSearchOf.assign(entry.getNumArguments(), kNoSearch);
+  argumentLocSearches.resize(entry.getNumArguments());
   for (unsigned i = 0, e = entry.getNumArguments(); i < e; ++i) {
     const DeclaredMemoryKind &declared = argumentKinds[i];
     checkDeclaredKind(declared, "argument", i, [&] { return argumentLoc(i); });
@@ -315,8 +313,7 @@ void StartCollector::collectEntrySignature() {
     report.starts.push_back({TraceStart::Kind::Argument, i, std::move(name),
                              std::move(reason), argument.getLoc(),
                              getHloArgumentName(hloEntry, i)});
-    argumentLocSearchOf[i] = argumentLocSearches.size();
-    argumentLocSearches.emplace_back(startIndex, ArgumentLocSearch(argument));
+    argumentLocSearches[i].emplace(startIndex, ArgumentLocSearch(argument));
     walk.addStart(argument, startIndex);
   }
   for (unsigned i = 0, e = entry.getNumResults(); i < e; ++i) {

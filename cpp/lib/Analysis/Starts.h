@@ -102,11 +102,10 @@ private:
   Walk &walk;
   WarningList &warnings;
   std::vector<DeclaredMemoryKind> resultKinds;
-  /// The location search of each entry argument's start, and that start.
-  std::vector<std::pair<unsigned, ArgumentLocSearch>> argumentLocSearches;
-  /// Per entry argument, its entry in argumentLocSearches, or kNoSearch.
-  std::vector<unsigned> argumentLocSearchOf;
-  static constexpr unsigned kNoSearch = ~0u;
+  /// By entry argument, for one that is a start: the start's index and the
+  /// search for its location.
+  std::vector<std::optional<std::pair<unsigned, ArgumentLocSearch>>>
+      argumentLocSearches;
   /// The start visitStartUser took last, and its search (null if none).
   mlir::Value lastVisitedStart;
   ArgumentLocSearch *lastVisitedSearch = nullptr;

@@ -140,9 +140,23 @@ prefetchNextOp(Operation *op, const NodeTable &nodes) {
       nodes);
 }
 
-/// The number of the operand `use` is: OpOperand::getOperandNumber, inline.
+/// The number of the operand `use` is of its user `owner`:
+/// OpOperand::getOperandNumber, inline, without reading the use.
+static unsigned getOperandNumber(OpOperand *use, Operation *owner) {
+  return static_cast<unsigned>(use - owner->getOpOperands().data());
+}
+
 static unsigned getOperandNumber(OpOperand *use) {
-  return static_cast<unsigned>(use - use->getOwner()->getOpOperands().data());
+  return getOperandNumber(use, use->getOwner());
+}
+
+/// The first use of `value` where its user has regions (a loop takes the
+/// value), or null.
+static OpOperand *getFirstUseByRegionOp(Value value) {
+  if (value.use_empty())
+    return nullptr;
+  OpOperand *use = &*value.use_begin();
+  return use->getOwner()->getNumRegions() != 0 ? use : nullptr;
 }
 
 /// Asks the processor to fetch where the regions of `op` keep their argument
@@ -185,22 +199,14 @@ prefetchAhead(llvm::ArrayRef<unsigned> order, size_t next,
       prefetchOp(reinterpret_cast<const char *>(value.use_begin()->getOwner()),
                  nodes);
   }
-  if (next + kCarriedArgumentsAhead < size) {
-    Value value = nodes[order[next + kCarriedArgumentsAhead]].value;
-    if (!value.use_empty()) {
-      OpOperand *use = &*value.use_begin();
-      if (use->getOwner()->getNumRegions() != 0)
-        prefetchCarriedArguments(use->getOwner(), getOperandNumber(use));
-    }
-  }
-  if (next + kCarriedAhead < size) {
-    Value value = nodes[order[next + kCarriedAhead]].value;
-    if (!value.use_empty()) {
-      OpOperand *use = &*value.use_begin();
-      if (use->getOwner()->getNumRegions() != 0)
-        prefetchCarried(use->getOwner(), getOperandNumber(use), nodes);
-    }
-  }
+  if (next + kCarriedArgumentsAhead < size)
+    if (OpOperand *use = getFirstUseByRegionOp(
+            nodes[order[next + kCarriedArgumentsAhead]].value))
+      prefetchCarriedArguments(use->getOwner(), getOperandNumber(use));
+  if (next + kCarriedAhead < size)
+    if (OpOperand *use =
+            getFirstUseByRegionOp(nodes[order[next + kCarriedAhead]].value))
+      prefetchCarried(use->getOwner(), getOperandNumber(use), nodes);
 }
 
 /// From how many roots (starts queued) run() walks starts apart, and how
@@ -432,9 +438,7 @@ void Walk::propagateThroughManyUses(unsigned id) {
     auto [use, user] = uses[i];
     if (start)
       startUserVisitor(start, user);
-    propagateThroughUse(
-        id, user, static_cast<unsigned>(use - user->getOpOperands().data()),
-        computedBy);
+    propagateThroughUse(id, user, getOperandNumber(use, user), computedBy);
   }
 }
 
