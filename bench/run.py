@@ -21,8 +21,9 @@ For every benchmark shape of ``tools/generate.py`` and every size it reports, in
   time from the module text to its verdict (parse and compile-only; sizes up to ``--xla-max``)
   and how many times sooner ours (parse and check, in ``offload-opt``) is.
 
-With ``--repeat N`` every offload-opt measurement is the median of N runs. Run from the
-repository root::
+With ``--repeat N`` every offload-opt measurement is the median of N runs, the sizes of a shape
+measured in turn (each size's first run, then each size's second, ...) so that the growth from
+one size to the next compares runs made in the same minutes. Run from the repository root::
 
     python -m bench.run                        # 10k, 100k, 1M ops, every shape
     python -m bench.run --sizes 4000000 --shapes chain fanout
@@ -167,55 +168,81 @@ def xla_compile(xla_python: str, path: Path) -> tuple[float | None, str]:
     return float(result["parse_seconds"]) + float(result["seconds"]), status
 
 
-def measure(
+def sample_runs(offload_opt: str, path: Path) -> dict[str, float]:
+    """One round of `offload-opt` runs on `path`: check, parse only, check twice, both fixes."""
+    check = [offload_opt, str(path), "--host-offload-check"]
+    started = time.perf_counter()
+    check_err, rss_check, cpu_check = run_measured([*check, "--mlir-timing", "-o", "/dev/null"])
+    wall_s = time.perf_counter() - started
+    parse_err, rss_parse, cpu_parse = run_measured(
+        [offload_opt, str(path), "--mlir-timing", "-o", "/dev/null"]
+    )
+    twice_err, _, _ = run_measured(
+        [*check, "--host-offload-check", "--mlir-timing", "-o", "/dev/null"]
+    )
+    fix_times = {}
+    for strategy in ("host", "device"):
+        fix_err, _, _ = run_measured(
+            [offload_opt, str(path), f"--host-offload-fix=strategy={strategy}"]
+            + ["--mlir-timing", "-o", "/dev/null"]
+        )
+        fix_times[f"fix_{strategy}"] = timings(fix_err)["HostOffloadFixPass"][0]
+    check_times = timings(check_err)
+    sample = {
+        **fix_times,
+        "run": wall_s,
+        "verdict": check_times["Parser"][0] + check_times["HostOffloadCheckPass"][0],
+        "parse": timings(parse_err)["Parser"][0],
+        "check": check_times["HostOffloadCheckPass"][0],
+        "cpu_ratio": cpu_check / cpu_parse,
+        "rss_check": rss_check,
+        "rss_parse": rss_parse,
+    }
+    # A pass that reports an error ends the pipeline: no second run then.
+    check_runs = timings(twice_err)["HostOffloadCheckPass"]
+    if len(check_runs) > 1:
+        sample["again"] = check_runs[1]
+    return sample
+
+
+def measure_shape(
     offload_opt: str,
     shape: str,
-    ops: int,
+    sizes: list[int],
     data: Path,
     baseline_max: int,
     xla_python: str | None,
     xla_max: int,
     repeat: int,
-) -> Measurement:
-    path = data / f"{shape}-{ops}.mlir"
-    if not path.exists():
-        write_module(shape, ops, path)
-    check = [offload_opt, str(path), "--host-offload-check"]
-    runs: dict[str, list[float]] = {}
+) -> list[Measurement]:
+    """Every size of `shape`, the sizes' rounds taken in turn (round one of each size, then
+    round two, ...) so that a quiet or busy minute of the machine falls on all sizes alike and
+    the growth from one size to the next compares runs made under the same conditions."""
+    paths = {ops: data / f"{shape}-{ops}.mlir" for ops in sizes}
+    for ops, path in paths.items():
+        if not path.exists():
+            write_module(shape, ops, path)
+    runs: dict[int, dict[str, list[float]]] = {ops: {} for ops in sizes}
     for _ in range(repeat):
-        started = time.perf_counter()
-        check_err, rss_check, cpu_check = run_measured([*check, "--mlir-timing", "-o", "/dev/null"])
-        wall_s = time.perf_counter() - started
-        parse_err, rss_parse, cpu_parse = run_measured(
-            [offload_opt, str(path), "--mlir-timing", "-o", "/dev/null"]
-        )
-        twice_err, _, _ = run_measured(
-            [*check, "--host-offload-check", "--mlir-timing", "-o", "/dev/null"]
-        )
-        fix_times = {}
-        for strategy in ("host", "device"):
-            fix_err, _, _ = run_measured(
-                [offload_opt, str(path), f"--host-offload-fix=strategy={strategy}"]
-                + ["--mlir-timing", "-o", "/dev/null"]
-            )
-            fix_times[f"fix_{strategy}"] = timings(fix_err)["HostOffloadFixPass"][0]
-        check_times = timings(check_err)
-        sample = {
-            **fix_times,
-            "run": wall_s,
-            "verdict": check_times["Parser"][0] + check_times["HostOffloadCheckPass"][0],
-            "parse": timings(parse_err)["Parser"][0],
-            "check": check_times["HostOffloadCheckPass"][0],
-            "cpu_ratio": cpu_check / cpu_parse,
-            "rss_check": rss_check,
-            "rss_parse": rss_parse,
-        }
-        # A pass that reports an error ends the pipeline: no second run then.
-        check_runs = timings(twice_err)["HostOffloadCheckPass"]
-        if len(check_runs) > 1:
-            sample["again"] = check_runs[1]
-        for key, value in sample.items():
-            runs.setdefault(key, []).append(value)
+        for ops, path in paths.items():
+            for key, value in sample_runs(offload_opt, path).items():
+                runs[ops].setdefault(key, []).append(value)
+    return [
+        summarize(shape, ops, paths[ops], runs[ops], baseline_max, xla_python, xla_max)
+        for ops in sizes
+    ]
+
+
+def summarize(
+    shape: str,
+    ops: int,
+    path: Path,
+    runs: dict[str, list[float]],
+    baseline_max: int,
+    xla_python: str | None,
+    xla_max: int,
+) -> Measurement:
+    """The medians of one size's rounds, with the once-only measurements beside them."""
     median = {key: statistics.median(values) for key, values in runs.items()}
     parse_s, check_s, verdict_s = median["parse"], median["check"], median["verdict"]
     run_s = median["run"]
@@ -313,18 +340,18 @@ def main() -> None:
     sizes = [2000] if args.smoke else [int(size) for size in args.sizes.split(",")]
     started = time.perf_counter()
     measurements = [
-        measure(
+        measurement
+        for shape in args.shapes
+        for measurement in measure_shape(
             offload_opt,
             shape,
-            ops,
+            sizes,
             args.data,
             args.baseline_max,
             args.xla_python,
             args.xla_max,
             args.repeat,
         )
-        for shape in args.shapes
-        for ops in sizes
     ]
     print(table(measurements))
     print(f"\n{len(measurements)} measurements in {time.perf_counter() - started:.0f} s")
