@@ -31,15 +31,6 @@ Walk::Walk(ModuleOp module, func::FuncOp entry, const OpRules &rules,
   argumentFlows.reserve(ops.getCallSiteCount() + entry.getNumArguments());
 }
 
-/// How much of the nodes a preparation writes: all of them in a module of
-/// up to ~500k values (a call graph of 110k call sites needs 4.5 MB), the
-/// first 16 MiB of a larger one, which its walk mostly fills (`loops` 1M
-/// writes 16 MB of 64). Each page the walk would fault takes 0.2 ms on the
-/// project's machine, at times far longer (`loops` 1M's first check took
-/// 0.15-0.21 s in 4 of 9 runs without these pages, none with them); a
-/// module whose walk reaches few values pays at most this much memory.
-static constexpr size_t kNodeBytesWrittenAhead = size_t(16) << 20;
-
 MeasurePreparedBytes Walk::measureForPreparation(Operation *module) {
   return [module](
              const std::atomic<bool> &stop) -> std::optional<PreparedBytes> {
@@ -53,8 +44,7 @@ MeasurePreparedBytes Walk::measureForPreparation(Operation *module) {
       if (isMappedZeroedArray(arrayBytes) && bytes.size() < kMostArraysPrepared)
         bytes.push_back(written);
     };
-    size_t nodeBytes = counts->values * sizeof(Node);
-    add(nodeBytes, std::min(nodeBytes, kNodeBytesWrittenAhead));
+    add(counts->values * sizeof(Node), 0);
     size_t tableBytes = FirstNodeTable::getMappedBytes(counts->values);
     add(tableBytes, tableBytes);
     add(counts->values * sizeof(decltype(queue)::value_type), 0);

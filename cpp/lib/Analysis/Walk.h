@@ -78,9 +78,8 @@ public:
   /// What a LargeArrayPreparation writes for the walk of `module`, for the
   /// arrays the constructor maps, in its order: the table of first nodes in
   /// full, since values are hashed by address and a walk of a few thousand
-  /// nodes writes to every page of it; the nodes up to
-  /// `kNodeBytesWrittenAhead`; the first page of the others. Nodes and the
-  /// others fill in order and mostly in part (`loops` 1M: 500,001 nodes for
+  /// nodes writes to every page of it; the first page of the others, which
+  /// fill in order and mostly in part (`loops` 1M: 500,001 nodes for
   /// 2,002,503 values).
   static MeasurePreparedBytes measureForPreparation(mlir::Operation *module);
 
