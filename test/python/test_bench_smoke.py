@@ -49,6 +49,41 @@ def test_benchmark_smoke_run_measures_every_shape(tmp_path: Path) -> None:
         assert m["xla_s"] is None  # XLA:TPU is timed only with --xla-python
 
 
+def test_sizes_of_a_shape_are_measured_round_by_round(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from bench import run
+
+    rounds: list[str] = []
+
+    def sample_runs(offload_opt: str, path: Path) -> dict[str, float]:
+        rounds.append(path.name)
+        # Each size's samples differ by round, so a median taken over the wrong runs shows.
+        ops = int(path.stem.split("-")[1])
+        seconds = ops * 1e-6 * len(rounds)
+        return {
+            "fix_host": seconds,
+            "fix_device": seconds,
+            "run": seconds,
+            "verdict": seconds,
+            "parse": 10 * seconds,
+            "check": seconds,
+            "cpu_ratio": 1.0,
+            "rss_check": 1.0,
+            "rss_parse": 1.0,
+        }
+
+    monkeypatch.setattr(run, "sample_runs", sample_runs)
+    monkeypatch.setattr(run, "python_seconds", lambda script, path: 0.0)
+    measured = run.measure_shape("offload-opt", "chain", [1000, 2000], tmp_path, 0, None, 0, 3)
+    assert rounds == ["chain-1000.mlir", "chain-2000.mlir"] * 3
+    assert [m.ops for m in measured] == [1000, 2000]
+    # Rounds 1, 3, 5 measured 1000 ops, rounds 2, 4, 6 measured 2000: the medians are rounds 3, 4.
+    assert measured[0].check_s == pytest.approx(1000e-6 * 3)
+    assert measured[1].check_s == pytest.approx(2000e-6 * 4)
+    assert measured[1].check_again_s is None
+
+
 @pytest.mark.skipif(shutil.which("valgrind") is None, reason="needs valgrind")
 def test_instruction_count_grows_with_the_module(tmp_path: Path) -> None:
     result = subprocess.run(
