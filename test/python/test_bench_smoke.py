@@ -56,21 +56,21 @@ def test_sizes_of_a_shape_are_measured_round_by_round(
 
     rounds: list[str] = []
 
-    def sample_runs(offload_opt: str, path: Path) -> dict[str, float]:
+    def sample_runs(offload_opt: str, path: Path) -> dict[str, list[float]]:
         rounds.append(path.name)
         # Each size's samples differ by round, so a median taken over the wrong runs shows.
         ops = int(path.stem.split("-")[1])
         seconds = ops * 1e-6 * len(rounds)
         return {
-            "fix_host": seconds,
-            "fix_device": seconds,
-            "run": seconds,
-            "verdict": seconds,
-            "parse": 10 * seconds,
-            "check": seconds,
-            "cpu_ratio": 1.0,
-            "rss_check": 1.0,
-            "rss_parse": 1.0,
+            "fix_host": [seconds],
+            "fix_device": [seconds],
+            "run": [seconds],
+            "verdict": [seconds],
+            "parse": [10 * seconds],
+            "check": [seconds, 2 * seconds],
+            "cpu_ratio": [1.0],
+            "rss_check": [1.0],
+            "rss_parse": [1.0],
         }
 
     monkeypatch.setattr(run, "sample_runs", sample_runs)
@@ -78,9 +78,12 @@ def test_sizes_of_a_shape_are_measured_round_by_round(
     measured = run.measure_shape("offload-opt", "chain", [1000, 2000], tmp_path, 0, None, 0, 3)
     assert rounds == ["chain-1000.mlir", "chain-2000.mlir"] * 3
     assert [m.ops for m in measured] == [1000, 2000]
-    # Rounds 1, 3, 5 measured 1000 ops, rounds 2, 4, 6 measured 2000: the medians are rounds 3, 4.
-    assert measured[0].check_s == pytest.approx(1000e-6 * 3)
-    assert measured[1].check_s == pytest.approx(2000e-6 * 4)
+    # Rounds 1, 3, 5 measured 1000 ops, rounds 2, 4, 6 measured 2000: the medians are rounds 3, 4,
+    # and the first check's, of both its samples in each round, lies between rounds 3 and 5.
+    assert measured[0].parse_s == pytest.approx(10 * 1000e-6 * 3)
+    assert measured[1].parse_s == pytest.approx(10 * 2000e-6 * 4)
+    assert measured[0].check_s == pytest.approx(1000e-6 * (3 + 5) / 2)
+    assert measured[1].check_s == pytest.approx(2000e-6 * (4 + 6) / 2)
     assert measured[1].check_again_s is None
 
 
