@@ -858,6 +858,53 @@ void testWalkVisitsStartUsers() {
         "the walk reached past the starts' users");
 }
 
+void testWalkLeavesUnusedRegionArguments() {
+  Group group("the walk's nodes for the arguments of a loop's regions");
+  DialectRegistry registry;
+  registry.insert<func::FuncDialect>();
+  MLIRContext context(registry);
+  context.allowUnregisteredDialects();
+  // The condition reads the second value the loop carries, not the first;
+  // the body reads both.
+  OwningOpRef<ModuleOp> module = parseSourceString<ModuleOp>(R"mlir(
+  func.func @main(%a: tensor<i1>) -> (tensor<i1>, tensor<i1>) {
+    %0:2 = "stablehlo.while"(%a, %a) ({
+    ^bb0(%c0: tensor<i1>, %c1: tensor<i1>):
+      "stablehlo.return"(%c1) : (tensor<i1>) -> ()
+    }, {
+    ^bb0(%b0: tensor<i1>, %b1: tensor<i1>):
+      "stablehlo.return"(%b0, %b1) : (tensor<i1>, tensor<i1>) -> ()
+    }) : (tensor<i1>, tensor<i1>) -> (tensor<i1>, tensor<i1>)
+    return %0#0, %0#1 : tensor<i1>, tensor<i1>
+  }
+  )mlir",
+                                                             &context);
+  check(static_cast<bool>(module), "the test module parses");
+  if (!module)
+    return;
+  OpRules rules(&context);
+  ModuleOps ops = ModuleOps::collect(*module, rules);
+  func::FuncOp main = ops.lookupFunction(StringAttr::get(&context, "main"));
+  if (!main)
+    return;
+  Operation *loop = &main.front().front();
+  Block &condition = loop->getRegion(0).front();
+  Block &body = loop->getRegion(1).front();
+  Walk walk(*module, main, rules, ops);
+  walk.addStart(main.getArgument(0), 0);
+  walk.run();
+  const NodeTable &nodes = walk.getNodes();
+  check(!nodes.firstNodeOf(condition.getArgument(0)),
+        "an argument the condition does not read has no node");
+  check(nodes.firstNodeOf(condition.getArgument(1)).has_value(),
+        "the argument it reads has one");
+  check(nodes.firstNodeOf(body.getArgument(0)).has_value() &&
+            nodes.firstNodeOf(body.getArgument(1)).has_value(),
+        "the body's arguments have theirs");
+  check(walk.getOutputNode(0).has_value() && walk.getOutputNode(1).has_value(),
+        "both values the loop carries reach the outputs");
+}
+
 } // namespace
 
 int main() {
@@ -876,6 +923,7 @@ int main() {
   testVerifierCollects();
   testCallsInAFunction();
   testWalkVisitsStartUsers();
+  testWalkLeavesUnusedRegionArguments();
   if (failures != 0) {
     llvm::outs() << failures << " of " << checks << " checks failed\n";
     return 1;

@@ -74,8 +74,14 @@ void Walk::reachBlockArgument(Operation *op, unsigned regionNumber,
   Region &region = op->getRegion(regionNumber);
   if (region.empty() || argNumber >= region.front().getNumArguments())
     return;
-  reach(region.front().getArgument(argNumber), pathId, from, op,
-        StepKind::Through);
+  // An argument nothing in the region uses (a loop condition reads few of
+  // the values the loop carries) passes nothing on, and no output and no
+  // finding is it: it gets no node, except where walking starts apart notes
+  // where batches meet on the nodes they make.
+  BlockArgument argument = region.front().getArgument(argNumber);
+  if (argument.use_empty() && !walkingApart)
+    return;
+  reach(argument, pathId, from, op, StepKind::Through);
 }
 
 /// Asks the processor to fetch what reaching `value` reads first: its
