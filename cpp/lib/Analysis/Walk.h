@@ -5,8 +5,9 @@
 // them, until nothing changes; then it knows, for every value it reached,
 // whether the value is host memory, and which ops compute on host memory. A
 // result of host compute that nothing uses is not kept as a node (a million
-// ops can compute on one host tensor): no way runs through it and no output
-// is it.
+// ops can compute on one host tensor), nor is a region's argument that
+// nothing in the region uses (a loop's condition reads few of the values the
+// loop carries): no way runs through either and no output is either.
 //
 // Every node is created once, and a path is clamped to the tuple elements of
 // its value's type; a node is propagated again only when its facts grow,
