@@ -74,12 +74,9 @@ void Walk::reachBlockArgument(Operation *op, unsigned regionNumber,
   Region &region = op->getRegion(regionNumber);
   if (region.empty() || argNumber >= region.front().getNumArguments())
     return;
-  // An argument nothing in the region uses (a loop condition reads few of
-  // the values the loop carries) passes nothing on, and no output and no
-  // finding is it: it gets no node, except where walking starts apart notes
-  // where batches meet on the nodes they make.
+  // A loop's condition reads few of the values the loop carries.
   BlockArgument argument = region.front().getArgument(argNumber);
-  if (argument.use_empty() && !walkingApart)
+  if (skipsNodeOf(argument))
     return;
   reach(argument, pathId, from, op, StepKind::Through);
 }
@@ -558,12 +555,11 @@ void Walk::propagateThroughHostCompute(unsigned id, Operation *op,
   unsigned facts = factTable.throughHostCompute(nodes[id].facts);
   int firstResult = -1;
   for (unsigned i = 0, e = op->getNumResults(); i < e; ++i) {
-    // A result without uses passes nothing on, and nothing asks for its
-    // node: most results of host compute on a widely used host tensor are
-    // such results, and their nodes would be a third of the memory the walk
-    // writes (`fanout` 1M).
+    // Most results of host compute on a widely used host tensor have no
+    // uses, and their nodes would be a third of the memory the walk writes
+    // (`fanout` 1M).
     Value result = op->getResult(i);
-    if (!walkingApart && result.use_empty())
+    if (skipsNodeOf(result))
       continue;
     unsigned node = reach(result, 0, id, op, StepKind::HostCompute, facts);
     if (i == 0)

@@ -173,6 +173,13 @@ private:
   reachResult(mlir::Operation *op, unsigned resultNumber, unsigned pathId,
               unsigned from, StepKind step = StepKind::Through,
               std::optional<unsigned> facts = std::nullopt);
+  /// Whether `value`, a result of host compute or a region's argument that
+  /// host memory reaches, gets no node: nothing uses it, so it passes
+  /// nothing on and no output or finding is it, and the walk does not take
+  /// starts apart.
+  bool skipsNodeOf(mlir::Value value) const {
+    return !walkingApart && value.use_empty();
+  }
   /// Path `pathId`, clamped to the tuple elements of the type of `value`.
   unsigned clampPath(mlir::Value value, unsigned pathId);
   void reachBlockArgument(mlir::Operation *op, unsigned regionNumber,
@@ -342,8 +349,9 @@ private:
   llvm::DenseMap<mlir::Operation *, unsigned> resultlessHostComputeOps;
   OpBitSet hostComputeOpsWithoutNode;
   /// Whether the walk takes starts apart (walkStartsApart), which notes
-  /// where batches meet on the nodes they make: every result of host compute
-  /// has a node. Otherwise results without uses have none.
+  /// where batches meet on the nodes they make: every value it reaches has a
+  /// node. Otherwise values without uses among the results of host compute
+  /// and the arguments of regions have none (`skipsNodeOf`).
   bool walkingApart = false;
   llvm::MapVector<unsigned, HostComputeOps> hostComputeByStart;
   /// For each group of `hostComputeByStart`, the level of the walk and the
