@@ -191,22 +191,19 @@ def sample_runs(offload_opt: str, path: Path) -> dict[str, list[float]]:
             [offload_opt, str(path), f"--host-offload-fix=strategy={strategy}"]
             + ["--mlir-timing", "-o", "/dev/null"]
         )
-        fix_times[f"fix_{strategy}"] = timings(fix_err)["HostOffloadFixPass"][0]
+        fix_times[f"fix_{strategy}"] = [timings(fix_err)["HostOffloadFixPass"][0]]
     check_times = timings(check_err)
     twice_times = timings(twice_err)["HostOffloadCheckPass"]
     sample = {
-        key: [value]
-        for key, value in {
-            **fix_times,
-            "run": wall_s,
-            "verdict": check_times["Parser"][0] + check_times["HostOffloadCheckPass"][0],
-            "parse": timings(parse_err)["Parser"][0],
-            "cpu_ratio": cpu_check / cpu_parse,
-            "rss_check": rss_check,
-            "rss_parse": rss_parse,
-        }.items()
+        **fix_times,
+        "run": [wall_s],
+        "verdict": [check_times["Parser"][0] + check_times["HostOffloadCheckPass"][0]],
+        "parse": [timings(parse_err)["Parser"][0]],
+        "check": [check_times["HostOffloadCheckPass"][0], twice_times[0]],
+        "cpu_ratio": [cpu_check / cpu_parse],
+        "rss_check": [rss_check],
+        "rss_parse": [rss_parse],
     }
-    sample["check"] = [check_times["HostOffloadCheckPass"][0], twice_times[0]]
     # A pass that reports an error ends the pipeline: no second run then.
     if len(twice_times) > 1:
         sample["again"] = [twice_times[1]]
