@@ -55,12 +55,13 @@ struct HostOffloadCheckPass
         return;
       }
       // Emitted from the analysis's thread, each E1200 is emitted as soon as
-      // it is made and freed before the next: a model has thousands, and
-      // memory used again costs neither the allocator's work nor a fresh page.
+      // it is made, and the next is made in its memory: a model has
+      // thousands, and memory used again costs neither the allocator's work
+      // nor a fresh page.
       FindingEmitter emitter;
       report = analyzeHostOffload(
           getOperation(), options,
-          [&](Finding &&mismatch) { emitter.emit(mismatch); }, collected);
+          [&](const Finding &mismatch) { emitter.emit(mismatch); }, collected);
       if (mlir::succeeded(report))
         for (const Finding &finding : report->findings)
           emitter.emit(finding);

@@ -184,13 +184,14 @@ struct HostOffloadOptions {
 /// entry function cannot be determined. Never changes the IR. Runs in time
 /// linear in the size of the module. With `takeMismatch`, each E1200 goes to
 /// it as soon as it is made, in output order and before any other finding is
-/// made, instead of into the report: a caller that only emits them emits each
-/// and frees it before the next is made. `collected`, if given, holds the ops
+/// made, instead of into the report; it lives until `takeMismatch` returns,
+/// and the next is made in its memory: a caller that only emits them keeps
+/// the memory of one. `collected`, if given, holds the ops
 /// of `module` as it is now, found by the verifier's walk (verifyModule);
 /// otherwise the analysis walks the module to find them.
 mlir::FailureOr<HostOffloadReport>
 analyzeHostOffload(mlir::ModuleOp module, const HostOffloadOptions &options,
-                   llvm::function_ref<void(Finding &&)> takeMismatch = {},
+                   llvm::function_ref<void(const Finding &)> takeMismatch = {},
                    const ModuleOps *collected = nullptr);
 
 /// Emits findings as MLIR diagnostics with their notes, at locations whose

@@ -29,6 +29,13 @@ inline void appendPieces(std::string &text,
     text.append(piece.data(), piece.size());
 }
 
+/// Makes `text` `pieces`, in the memory it has if that is large enough.
+inline void assignPieces(std::string &text,
+                         std::initializer_list<llvm::StringRef> pieces) {
+  text.clear();
+  appendPieces(text, pieces);
+}
+
 /// `pieces` in one string of exactly their size.
 inline std::string concatenate(std::initializer_list<llvm::StringRef> pieces) {
   std::string text;

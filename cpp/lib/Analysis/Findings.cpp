@@ -9,11 +9,11 @@
 #include "mlir/IR/BuiltinTypes.h"
 #include "llvm/ADT/MapVector.h"
 #include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/SmallString.h"
 #include "llvm/ADT/StringExtras.h"
 
 #include <optional>
 #include <string>
-#include <tuple>
 #include <utility>
 
 using namespace mlir;
@@ -67,6 +67,11 @@ void FindingBuilder::reportOutputs() {
       report.findings.size() + (takeMismatch ? 0 : hostOutputs.size()) +
       walk.getHostComputeOps().size() + warnings.size() + 1);
   std::string functionName = ("@" + entry.getSymName()).str();
+  // A taker is done with each E1200 when it returns, so the next is built in
+  // its memory: a model has thousands, each of some thirty strings, and the
+  // allocator's work for them was a fifth of the check.
+  Finding taken{FindingCode::OutputNotInHostMemory, Severity::Error,
+                entry.getLoc(), ""};
   for (auto [output, hostNode] : hostOutputs) {
     const DeclaredMemoryKind &declared = resultKinds[output];
     const Node &node = walk.getNodes()[hostNode];
@@ -86,77 +91,109 @@ void FindingBuilder::reportOutputs() {
                                                : quoted(declared.kind)));
       continue;
     }
-    Finding mismatch =
-        buildMismatch(node, hostNode, output, declared, loc, functionName);
     if (takeMismatch) {
-      takeMismatch(std::move(mismatch));
+      buildMismatch(taken, node, hostNode, output, declared, loc, functionName);
+      takeMismatch(taken);
       ++report.numTakenMismatches;
-    } else
-      report.findings.push_back(std::move(mismatch));
+      continue;
+    }
+    Finding mismatch{FindingCode::OutputNotInHostMemory, Severity::Error, loc,
+                     ""};
+    buildMismatch(mismatch, node, hostNode, output, declared, loc,
+                  functionName);
+    report.findings.push_back(std::move(mismatch));
   }
 }
 
+/// Writes the notes of a finding in order over those it has, each message
+/// in the memory it has; the notes left over go when it is destroyed.
+class NoteWriter {
+public:
+  explicit NoteWriter(llvm::SmallVectorImpl<FindingNote> &notes)
+      : notes(notes) {}
+  NoteWriter(const NoteWriter &) = delete;
+  NoteWriter &operator=(const NoteWriter &) = delete;
+  ~NoteWriter() { notes.truncate(written); }
+
+  /// The message of the next note, at `loc`; empty.
+  std::string &add(Location loc) {
+    if (written == notes.size())
+      notes.push_back({loc, std::string()});
+    FindingNote &note = notes[written++];
+    note.loc = loc;
+    note.message.clear();
+    return note.message;
+  }
+
+private:
+  llvm::SmallVectorImpl<FindingNote> &notes;
+  size_t written = 0;
+};
+
 /// Why a slice the output is made of stays in host memory: XLA would read
 /// a slice returned as it is into device memory.
-std::optional<FindingNote>
-FindingBuilder::explainComputedSlice(const Node &node) const {
+void FindingBuilder::explainComputedSlice(const Node &node,
+                                          NoteWriter &notes) const {
   const Facts &facts = walk.factsOf(node);
   if (facts.unconditional)
-    return std::nullopt;
+    return;
   for (unsigned slice : facts.slices) {
     Operation *use = walk.getSliceComputedOnBy(slice);
     if (!use)
       continue;
     Operation *sliceOp = walk.getSliceOp(slice);
-    return FindingNote{
-        sliceOp->getLoc(),
-        ("'" + sliceOp->getName().getStringRef() +
-         "' of host memory stays in host memory: its result is also used "
-         "by '" +
-         use->getName().getStringRef() +
-         "', so XLA runs the slice as host compute instead of reading it "
-         "into device memory")
-            .str()};
+    appendPieces(notes.add(sliceOp->getLoc()),
+                 {"'", sliceOp->getName().getStringRef(),
+                  "' of host memory stays in host memory: its result is also "
+                  "used by '",
+                  use->getName().getStringRef(),
+                  "', so XLA runs the slice as host compute instead of "
+                  "reading it into device memory"});
+    return;
   }
-  return std::nullopt;
 }
 
-Finding FindingBuilder::buildMismatch(const Node &node, unsigned id,
-                                      unsigned output,
-                                      const DeclaredMemoryKind &declared,
-                                      Location loc,
-                                      llvm::StringRef functionName) {
+void FindingBuilder::buildMismatch(Finding &finding, const Node &node,
+                                   unsigned id, unsigned output,
+                                   const DeclaredMemoryKind &declared,
+                                   Location loc, llvm::StringRef functionName) {
+  // Every field is set: `finding` may hold the E1200 before.
   FindingCode code = FindingCode::OutputNotInHostMemory;
   const FindingCodeInfo &codeInfo = getFindingCodeInfo(code, strict);
-  Finding finding{code, codeInfo.severity, loc, ""};
+  finding.code = code;
+  finding.severity = codeInfo.severity;
+  finding.loc = loc;
   finding.outputIndex = output;
+  finding.argumentIndex = std::nullopt;
+  finding.tupleIndex.clear();
   llvm::append_range(finding.tupleIndex, walk.getPaths().get(node.pathId));
+  finding.resultInfo.clear();
   if (DictionaryAttr attrs = getAttrDict(entry.getResAttrsAttr(), output))
     if (auto info = llvm::dyn_cast_or_null<StringAttr>(
             attrs.get(names::kResultInfoAttr)))
-      finding.resultInfo = info.getValue().str();
-  finding.declaredMemoryKind = declared.kind;
+      finding.resultInfo.assign(info.getValue().data(), info.getValue().size());
+  finding.declaredMemoryKind.assign(declared.kind);
   finding.declaredInModuleSpaces = declared.fromModuleSpaces;
   const Facts &facts = walk.factsOf(node);
-  llvm::append_range(finding.startIndices, facts.starts);
+  finding.startIndices.assign(facts.starts.begin(), facts.starts.end());
   llvm::sort(finding.startIndices);
   finding.moreStarts = facts.moreStarts;
-  std::tie(finding.path, finding.omittedPathSteps) = paths.buildPath(id);
+  finding.omittedPathSteps = paths.buildPath(id, finding.path);
 
-  std::string outputName = concatenate({"output ", std::to_string(output)});
+  outputName.clear();
+  appendPieces(outputName, {"output ", llvm::utostr(output)});
   if (!finding.tupleIndex.empty()) {
     outputName += " at tuple index {";
     for (auto [position, index] : llvm::enumerate(finding.tupleIndex))
-      appendPieces(outputName, {position ? ", " : "", std::to_string(index)});
+      appendPieces(outputName, {position ? ", " : "", llvm::itostr(index)});
     outputName += "}";
   }
   bool hasInfo = !finding.resultInfo.empty();
-  std::string declaredKind =
-      declared.kind.empty() ? std::string() : declared.describe();
   // From HLO, also the instruction XLA's message names.
   const TraceStart &firstStart = paths.getFirstStart(id);
   bool hasXlaName = !firstStart.xlaName.empty();
-  finding.message = concatenate(
+  assignPieces(
+      finding.message,
       {codeInfo.name, ": Tensor which is moved to host (starting from ",
        firstStart.name, hasXlaName ? ", XLA: '" : "", firstStart.xlaName,
        hasXlaName ? "'" : "",
@@ -166,43 +203,41 @@ Finding FindingBuilder::buildMismatch(const Node &node, unsigned id,
        hasInfo ? "\")" : "",
        declared.kind.empty()
            ? " has no mhlo.memory_kind, so it is in device memory"
-           : " is declared ",
-       declaredKind});
+           : " is declared "});
+  if (!declared.kind.empty())
+    declared.appendDescription(finding.message);
 
   // One note per start, "more starts", the path, the computed slice, the
   // unpinned kind and two fixes (or one and why not the other).
   finding.notes.reserve(finding.startIndices.size() + 6);
+  NoteWriter notes(finding.notes);
   for (unsigned startIndex : finding.startIndices) {
     const TraceStart &start = report.starts[startIndex];
     llvm::StringRef lead = start.kind == TraceStart::Kind::Argument
                                ? "in host memory from the start: "
                                : "moved to host here: ";
-    finding.notes.push_back({start.loc, concatenate({lead, start.reason})});
+    appendPieces(notes.add(start.loc), {lead, start.reason});
   }
   if (finding.moreStarts)
-    finding.notes.push_back(
-        {loc, "more tensors moved to host than shown reach this output"});
-  finding.notes.push_back(
-      {loc, PathBuilder::formatPath("path: ", finding.path,
-                                    finding.omittedPathSteps, outputName)});
-  if (std::optional<FindingNote> note = explainComputedSlice(node))
-    finding.notes.push_back(std::move(*note));
+    notes.add(loc).assign(
+        "more tensors moved to host than shown reach this output");
+  PathBuilder::appendPath(notes.add(loc), "path: ", finding.path,
+                          finding.omittedPathSteps, outputName);
+  explainComputedSlice(node, notes);
   if (declared.kind == names::kUnpinnedHost)
-    finding.notes.push_back(
-        {loc, "XLA puts \"unpinned_host\" outputs in memory space 6, not in "
-              "host memory space 5, so they do not count as host memory"});
-  addFixes(finding, declared, loc, outputName, functionName);
-  return finding;
+    notes.add(loc).assign(
+        "XLA puts \"unpinned_host\" outputs in memory space 6, not in host "
+        "memory space 5, so they do not count as host memory");
+  addFixes(finding, notes, declared, loc, functionName);
 }
 
 /// Adds both fixes of an E1200 on `finding`'s output, each with its note, or
 /// only the device one with a note saying why where XLA cannot take the
 /// other.
-void FindingBuilder::addFixes(Finding &finding,
+void FindingBuilder::addFixes(Finding &finding, NoteWriter &notes,
                               const DeclaredMemoryKind &declared, Location loc,
-                              const std::string &outputName,
                               llvm::StringRef functionName) {
-  std::string output = std::to_string(*finding.outputIndex);
+  llvm::SmallString<16> output(llvm::utostr(*finding.outputIndex));
   // Modules converted from HLO declare memory spaces and move with
   // MoveToDevice; the fixes speak their language. JAX names the output by
   // its quoted result info, else as the module does.
@@ -210,46 +245,48 @@ void FindingBuilder::addFixes(Finding &finding,
   llvm::StringRef jaxQuote = hasInfo ? "\"" : "";
   llvm::StringRef jaxName = hasInfo ? llvm::StringRef(finding.resultInfo)
                                     : llvm::StringRef(outputName);
-  finding.fixes.reserve(2);
   // XLA does not implement a memory kind on a tuple-typed output, so only
   // moving the elements back helps there.
-  if (llvm::isa<TupleType>(entry.getResultTypes()[*finding.outputIndex])) {
-    finding.notes.push_back(
-        {loc, concatenate({"output ", output,
-                           " is a tuple, and XLA does not implement a memory "
-                           "kind on a tuple-typed output: it cannot be kept "
-                           "in host memory"})});
+  bool keepsInHost =
+      !llvm::isa<TupleType>(entry.getResultTypes()[*finding.outputIndex]);
+  finding.fixes.resize(keepsInHost ? 2 : 1);
+  auto addFixNote = [&](llvm::StringRef lead, const Fix &fix) {
+    appendPieces(notes.add(loc),
+                 {lead, fix.moduleChange, "; in JAX: ", fix.jaxChange});
+  };
+  if (keepsInHost) {
+    Fix &hostFix = finding.fixes.front();
+    hostFix.strategy = Fix::Strategy::Host;
+    if (declared.fromModuleSpaces)
+      assignPieces(hostFix.moduleChange,
+                   {"set memory space 5 for output ", output, " in ",
+                    declared.describeSource()});
+    else
+      assignPieces(hostFix.moduleChange,
+                   {"set mhlo.memory_kind = \"pinned_host\" on result ", output,
+                    " of ", functionName});
+    assignPieces(hostFix.jaxChange,
+                 {"out_shardings=...with_memory_kind(\"pinned_host\") for ",
+                  jaxQuote, jaxName, jaxQuote});
+    addFixNote("fix (keep it in host memory): ", hostFix);
   } else {
-    Fix hostFix{
-        Fix::Strategy::Host,
-        declared.fromModuleSpaces
-            ? concatenate({"set memory space 5 for output ", output, " in ",
-                           declared.describeSource()})
-            : concatenate({"set mhlo.memory_kind = \"pinned_host\" on result ",
-                           output, " of ", functionName}),
-        concatenate({"out_shardings=...with_memory_kind(\"pinned_host\") for ",
-                     jaxQuote, jaxName, jaxQuote})};
-    finding.notes.push_back(
-        {loc,
-         concatenate({"fix (keep it in host memory): ", hostFix.moduleChange,
-                      "; in JAX: ", hostFix.jaxChange})});
-    finding.fixes.push_back(std::move(hostFix));
+    appendPieces(notes.add(loc),
+                 {"output ", output,
+                  " is a tuple, and XLA does not implement a memory kind on a "
+                  "tuple-typed output: it cannot be kept in host memory"});
   }
-  Fix deviceFix{
-      Fix::Strategy::Device,
-      concatenate({declared.fromModuleSpaces
-                       ? "move it back with custom call 'MoveToDevice' on "
-                         "operand "
-                       : "move it back with 'annotate_device_placement' "
-                         "(_xla_buffer_placement = \"device\") on operand ",
-                   output, " of func.return"}),
-      concatenate({"jax.device_put(x, jax.memory.Space.Device) on ", jaxQuote,
-                   jaxName, jaxQuote, " before returning it"})};
-  finding.notes.push_back(
-      {loc, concatenate({"fix (bring it back to device memory): ",
-                         deviceFix.moduleChange,
-                         "; in JAX: ", deviceFix.jaxChange})});
-  finding.fixes.push_back(std::move(deviceFix));
+  Fix &deviceFix = finding.fixes.back();
+  deviceFix.strategy = Fix::Strategy::Device;
+  assignPieces(deviceFix.moduleChange,
+               {declared.fromModuleSpaces
+                    ? "move it back with custom call 'MoveToDevice' on operand "
+                    : "move it back with 'annotate_device_placement' "
+                      "(_xla_buffer_placement = \"device\") on operand ",
+                output, " of func.return"});
+  assignPieces(deviceFix.jaxChange,
+               {"jax.device_put(x, jax.memory.Space.Device) on ", jaxQuote,
+                jaxName, jaxQuote, " before returning it"});
+  addFixNote("fix (bring it back to device memory): ", deviceFix);
 }
 
 void FindingBuilder::reportHostCompute() {

@@ -27,6 +27,8 @@
 
 namespace hostoffload {
 
+class NoteWriter;
+
 class FindingBuilder {
 public:
   FindingBuilder(mlir::func::FuncOp entry, const HostOffloadOptions &options,
@@ -34,7 +36,7 @@ public:
                  const OpRules &rules,
                  const std::vector<DeclaredMemoryKind> &resultKinds,
                  WarningList &warnings,
-                 llvm::function_ref<void(Finding &&)> takeMismatch)
+                 llvm::function_ref<void(const Finding &)> takeMismatch)
       : entry(entry), strict(options.strict),
         allowH2hCopy(options.allowH2hCopy), report(report), walk(walk),
         rules(rules), resultKinds(resultKinds), warnings(warnings),
@@ -54,15 +56,17 @@ public:
 
 private:
   bool isRootSpecialCase(mlir::Operation *terminator, unsigned operand);
-  std::optional<FindingNote> explainComputedSlice(const Node &node) const;
-  Finding buildMismatch(const Node &node, unsigned id, unsigned output,
-                        const DeclaredMemoryKind &declared, mlir::Location loc,
-                        llvm::StringRef functionName);
+  void explainComputedSlice(const Node &node, NoteWriter &notes) const;
+  /// Makes `finding` the E1200 of `output`, whose value is node `id`,
+  /// writing over what `finding` held.
+  void buildMismatch(Finding &finding, const Node &node, unsigned id,
+                     unsigned output, const DeclaredMemoryKind &declared,
+                     mlir::Location loc, llvm::StringRef functionName);
   /// The note of a HOW101 at a location where the first op computing on each
   /// of `startIndices` is: how many, and the names of the others.
   std::string describeOtherStarts(llvm::ArrayRef<unsigned> startIndices) const;
-  void addFixes(Finding &finding, const DeclaredMemoryKind &declared,
-                mlir::Location loc, const std::string &outputName,
+  void addFixes(Finding &finding, NoteWriter &notes,
+                const DeclaredMemoryKind &declared, mlir::Location loc,
                 llvm::StringRef functionName);
 
   mlir::func::FuncOp entry;
@@ -73,8 +77,10 @@ private:
   const OpRules &rules;
   const std::vector<DeclaredMemoryKind> &resultKinds;
   WarningList &warnings;
-  llvm::function_ref<void(Finding &&)> takeMismatch;
+  llvm::function_ref<void(const Finding &)> takeMismatch;
   PathBuilder paths;
+  /// How the E1200 being built names its output, e.g. "output 3".
+  std::string outputName;
 };
 
 } // namespace hostoffload

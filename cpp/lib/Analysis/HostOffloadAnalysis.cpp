@@ -127,7 +127,7 @@ static void runAlongside(llvm::function_ref<void()> alongside,
 
 FailureOr<HostOffloadReport>
 analyzeHostOffload(ModuleOp module, const HostOffloadOptions &options,
-                   llvm::function_ref<void(Finding &&)> takeMismatch,
+                   llvm::function_ref<void(const Finding &)> takeMismatch,
                    const ModuleOps *collected) {
   FailureOr<func::FuncOp> entry = findEntryFunction(module, options.entry);
   if (failed(entry))

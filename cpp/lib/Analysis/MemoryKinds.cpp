@@ -18,11 +18,18 @@ std::string DeclaredMemoryKind::describeSource() const {
   return fromModuleSpaces ? (source + " of the module").str() : source.str();
 }
 
-std::string DeclaredMemoryKind::describe() const {
+void DeclaredMemoryKind::appendDescription(std::string &text) const {
   if (fromModuleSpaces)
-    return concatenate(
-        {"memory space ", space, " (\"", kind, "\") in ", describeSource()});
-  return concatenate({source, " = \"", kind, "\""});
+    appendPieces(text, {"memory space ", space, " (\"", kind, "\") in ", source,
+                        " of the module"});
+  else
+    appendPieces(text, {source, " = \"", kind, "\""});
+}
+
+std::string DeclaredMemoryKind::describe() const {
+  std::string text;
+  appendDescription(text);
+  return text;
 }
 
 /// Maps XLA's memory-space numbers in modules converted from HLO to kinds.

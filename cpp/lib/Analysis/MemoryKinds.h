@@ -38,6 +38,8 @@ struct DeclaredMemoryKind {
 
   /// E.g. `mhlo.memory_kind = "device"`.
   std::string describe() const;
+  /// Appends `describe()` to `text`.
+  void appendDescription(std::string &text) const;
 };
 
 /// Entry `index` of a function's `arg_attrs` or `res_attrs` (`perValueAttrs`,

@@ -8,6 +8,8 @@
 #include "hostoffload/Names.h"
 
 #include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/SmallString.h"
+#include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/ErrorHandling.h"
 
 #include <algorithm>
@@ -20,25 +22,34 @@ const TraceStart &PathBuilder::startOf(const Node &node) const {
   return starts[walk.factsOf(node).starts.front()];
 }
 
-std::string PathBuilder::describeStep(const Node &node) const {
+void PathBuilder::describeStep(const Node &node, std::string &text) const {
   switch (node.step) {
   case StepKind::Start:
-    return startOf(node).name;
+    text.assign(startOf(node).name);
+    return;
   case StepKind::IntoCallee:
     if (FlatSymbolRefAttr callee = getCallee(node.via))
-      return ("call @" + callee.getValue()).str();
-    return names::kCallOp.str();
+      assignPieces(text, {"call @", callee.getValue()});
+    else
+      text.assign(names::kCallOp.data(), names::kCallOp.size());
+    return;
   case StepKind::OutOfCallee:
     if (FlatSymbolRefAttr callee = getCallee(node.via))
-      return ("return from @" + callee.getValue()).str();
-    return names::kFuncReturnOp.str();
+      assignPieces(text, {"return from @", callee.getValue()});
+    else
+      text.assign(names::kFuncReturnOp.data(), names::kFuncReturnOp.size());
+    return;
   case StepKind::Through:
   case StepKind::HostCompute:
-    if (node.via->getName().getStringRef() == names::kCustomCallOp)
+    llvm::StringRef opName = node.via->getName().getStringRef();
+    if (opName == names::kCustomCallOp)
       if (StringAttr target =
-              getStringAttr(node.via, names::kCallTargetNameAttr))
-        return ("stablehlo.custom_call @" + target.getValue()).str();
-    return node.via->getName().getStringRef().str();
+              getStringAttr(node.via, names::kCallTargetNameAttr)) {
+        assignPieces(text, {"stablehlo.custom_call @", target.getValue()});
+        return;
+      }
+    text.assign(opName.data(), opName.size());
+    return;
   }
   llvm_unreachable("unknown step kind");
 }
@@ -72,10 +83,10 @@ const PathPosition &PathBuilder::getPathPosition(unsigned id) {
   return pathPositions[id];
 }
 
-/// Steps `firstStep` and after of the way to node `id` (numbered from 1,
-/// as in PathPosition::steps); each step is told by its first node.
-void PathBuilder::appendSteps(unsigned id, unsigned firstStep,
-                              llvm::SmallVectorImpl<PathStep> &steps) {
+void PathBuilder::writeSteps(unsigned id, unsigned firstStep,
+                             llvm::SmallVectorImpl<PathStep> &steps,
+                             size_t &written) {
+  // Each step is told by its first node.
   llvm::SmallVector<unsigned> firstNodes;
   unsigned step = 0;
   for (int current = static_cast<int>(id);
@@ -90,55 +101,58 @@ void PathBuilder::appendSteps(unsigned id, unsigned firstStep,
   }
   for (unsigned nodeId : llvm::reverse(firstNodes)) {
     const Node &node = nodes[nodeId];
-    if (node.step == StepKind::Start) {
-      const TraceStart &start = startOf(node);
-      steps.push_back({start.name, start.loc});
-      continue;
-    }
-    steps.push_back({describeStep(node), node.via->getLoc()});
+    Location loc =
+        node.step == StepKind::Start ? startOf(node).loc : node.via->getLoc();
+    if (written == steps.size())
+      steps.push_back({std::string(), loc});
+    PathStep &next = steps[written++];
+    next.loc = loc;
+    describeStep(node, next.what);
   }
 }
 
-std::pair<llvm::SmallVector<PathStep>, size_t>
-PathBuilder::buildPath(unsigned id) {
+size_t PathBuilder::buildPath(unsigned id,
+                              llvm::SmallVectorImpl<PathStep> &steps) {
   unsigned total = getPathPosition(id).steps;
-  llvm::SmallVector<PathStep> steps;
   steps.reserve(std::min<size_t>(total, 2 * kPathStepsAtEachEnd));
+  size_t written = 0;
+  size_t omitted = 0;
   if (total <= 2 * kPathStepsAtEachEnd) {
-    appendSteps(id, 1, steps);
-    return {std::move(steps), 0};
+    writeSteps(id, 1, steps, written);
+  } else {
+    writeSteps(pathPositions[id].head, 1, steps, written);
+    writeSteps(id, total - kPathStepsAtEachEnd + 1, steps, written);
+    omitted = total - 2 * kPathStepsAtEachEnd;
   }
-  appendSteps(pathPositions[id].head, 1, steps);
-  appendSteps(id, total - kPathStepsAtEachEnd + 1, steps);
-  return {std::move(steps), total - 2 * kPathStepsAtEachEnd};
+  steps.truncate(written);
+  return omitted;
 }
 
 const TraceStart &PathBuilder::getFirstStart(unsigned id) const {
   return startOf(nodes[pathPositions[id].root]);
 }
 
-std::string PathBuilder::formatPath(llvm::StringRef prefix,
-                                    llvm::ArrayRef<PathStep> steps,
-                                    size_t omitted, llvm::StringRef end) {
+void PathBuilder::appendPath(std::string &text, llvm::StringRef prefix,
+                             llvm::ArrayRef<PathStep> steps, size_t omitted,
+                             llvm::StringRef end) {
   constexpr llvm::StringLiteral kArrow = " -> ";
-  std::string omittedSteps;
+  llvm::SmallString<16> omittedCount;
+  llvm::StringRef omittedEnd = omitted == 1 ? " more step)" : " more steps)";
   if (omitted)
-    omittedSteps =
-        concatenate({"(", std::to_string(omitted),
-                     omitted == 1 ? " more step)" : " more steps)", kArrow});
-  size_t size = prefix.size() + omittedSteps.size() + end.size();
+    omittedCount = llvm::utostr(omitted);
+  size_t size = text.size() + prefix.size() + end.size();
+  if (omitted)
+    size += 1 + omittedCount.size() + omittedEnd.size() + kArrow.size();
   for (const PathStep &step : steps)
     size += step.what.size() + kArrow.size();
-  std::string text;
   text.reserve(size);
   text += prefix;
   for (auto [index, step] : llvm::enumerate(steps)) {
-    if (index == kPathStepsAtEachEnd)
-      text += omittedSteps;
+    if (omitted && index == kPathStepsAtEachEnd)
+      appendPieces(text, {"(", omittedCount, omittedEnd, kArrow});
     appendPieces(text, {step.what, kArrow});
   }
   text += end;
-  return text;
 }
 
 } // namespace hostoffload

@@ -19,7 +19,6 @@
 #include "llvm/ADT/StringRef.h"
 
 #include <string>
-#include <utility>
 #include <vector>
 
 namespace hostoffload {
@@ -40,25 +39,30 @@ public:
   PathBuilder(const Walk &walk, const std::vector<TraceStart> &starts)
       : walk(walk), nodes(walk.getNodes()), starts(starts) {}
 
-  /// The way from a start to node `id`, whole when it has at most
-  /// 2 * kPathStepsAtEachEnd steps, else its first and last
-  /// kPathStepsAtEachEnd steps; and how many steps are left out.
-  std::pair<llvm::SmallVector<PathStep>, size_t> buildPath(unsigned id);
+  /// Makes `steps` the way from a start to node `id`, whole when it has at
+  /// most 2 * kPathStepsAtEachEnd steps, else its first and last
+  /// kPathStepsAtEachEnd steps; returns how many steps are left out. The
+  /// steps already in `steps` are written over, each text in the memory it
+  /// has.
+  size_t buildPath(unsigned id, llvm::SmallVectorImpl<PathStep> &steps);
 
   /// The start the path of node `id` (built already) begins at.
   const TraceStart &getFirstStart(unsigned id) const;
 
-  /// The path as a note shows it, after `prefix` and ending in `end` (the
-  /// output).
-  static std::string formatPath(llvm::StringRef prefix,
-                                llvm::ArrayRef<PathStep> steps, size_t omitted,
-                                llvm::StringRef end);
+  /// Appends the path as a note shows it to `text`: after `prefix` and
+  /// ending in `end` (the output).
+  static void appendPath(std::string &text, llvm::StringRef prefix,
+                         llvm::ArrayRef<PathStep> steps, size_t omitted,
+                         llvm::StringRef end);
 
 private:
   const PathPosition &getPathPosition(unsigned id);
-  void appendSteps(unsigned id, unsigned firstStep,
-                   llvm::SmallVectorImpl<PathStep> &steps);
-  std::string describeStep(const Node &node) const;
+  /// Writes steps `firstStep` and after of the way to node `id` over
+  /// `steps` from `written` on, counting them in `written`.
+  void writeSteps(unsigned id, unsigned firstStep,
+                  llvm::SmallVectorImpl<PathStep> &steps, size_t &written);
+  /// Makes `text` what the step `node` begins shows.
+  void describeStep(const Node &node, std::string &text) const;
   const TraceStart &startOf(const Node &node) const;
 
   const Walk &walk;
