@@ -96,7 +96,7 @@ Operation *DynamicUpdateSliceRules::annotationBehind(Value value) const {
        op = op->getNumOperands() == 1 ? op->getOperand(0).getDefiningOp()
                                       : nullptr) {
     if (rules.isCustomCall(op)) {
-      CustomCallKind kind = classifyCustomCall(op).kind;
+      CustomCallKind kind = rules.classifyCustomCall(op).kind;
       if (kind == CustomCallKind::MoveToHost)
         return op;
       if (kind != CustomCallKind::Sharding)
@@ -242,7 +242,7 @@ UpTrace DynamicUpdateSliceRules::traceUp(Operation *write) {
       // a copy to host in front of what it feeds (InsertCopyBetween), and
       // a copy ends the walk up; one that feeds a write directly is removed.
       bool movesToHost =
-          classifyCustomCall(op).kind == CustomCallKind::MoveToHost;
+          rules.classifyCustomCall(op).kind == CustomCallKind::MoveToHost;
       if (op->getNumOperands() != 1 ||
           (movesToHost && !isOp(user, names::kDynamicUpdateSliceOp)))
         return trace;

@@ -39,13 +39,13 @@ bool FindingBuilder::isRootSpecialCase(Operation *terminator,
   Operation *definingOp = terminator->getOperand(0).getDefiningOp();
   // XLA removes sharding wrappers before (HLO has xla.sdy.FuncResultSharding
   // custom calls around the root).
-  while (definingOp && rules.isCustomCall(definingOp) &&
-         classifyCustomCall(definingOp).kind == CustomCallKind::Sharding &&
-         definingOp->getNumOperands() == 1 &&
-         definingOp->getResult(0).hasOneUse())
+  while (
+      definingOp && rules.isCustomCall(definingOp) &&
+      rules.classifyCustomCall(definingOp).kind == CustomCallKind::Sharding &&
+      definingOp->getNumOperands() == 1 && definingOp->getResult(0).hasOneUse())
     definingOp = definingOp->getOperand(0).getDefiningOp();
   if (!definingOp || !rules.isCustomCall(definingOp) ||
-      classifyCustomCall(definingOp).kind != CustomCallKind::MoveToHost)
+      rules.classifyCustomCall(definingOp).kind != CustomCallKind::MoveToHost)
     return false;
   return definingOp->getResult(0).hasOneUse() &&
          !walk.findHostNode(definingOp->getOperand(0));

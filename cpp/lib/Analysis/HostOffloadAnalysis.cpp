@@ -141,7 +141,7 @@ analyzeHostOffload(ModuleOp module, const HostOffloadOptions &options,
     collected = &ownOps.emplace(ModuleOps::collect(module, rules));
   Walk walk(module, *entry, rules, *collected);
   WarningList warnings(options.strict);
-  StartCollector starts(module, *entry, report, walk, warnings);
+  StartCollector starts(module, *entry, report, walk, rules, warnings);
   starts.collectEntrySignature();
   for (Operation *op : walk.getCustomCalls())
     starts.collectCustomCall(op);

@@ -38,16 +38,36 @@ std::string getHloArgumentName(DictionaryAttr hloEntry, unsigned index) {
   return name ? name.getValue().str() : "";
 }
 
-CustomCallInfo classifyCustomCall(Operation *op) {
+/// The attribute `name` of `op`, as Operation::getAttr finds it: inherent,
+/// else discardable. An unregistered op keeps its inherent attributes in a
+/// dictionary, which getAttr searches by the name's text; here both are
+/// searched by pointer.
+static Attribute findAttr(Operation *op, StringAttr name) {
+  if (op->isRegistered())
+    return op->getAttr(name);
+  if (auto inherent = llvm::dyn_cast_or_null<DictionaryAttr>(
+          op->getPropertiesAsAttribute()))
+    if (Attribute found = inherent.get(name))
+      return found;
+  return op->getDiscardableAttr(name);
+}
+
+CustomCallInfo OpRules::classifyCustomCall(Operation *op) const {
   CustomCallInfo info;
-  StringAttr target = getStringAttr(op, names::kCallTargetNameAttr);
+  auto target =
+      llvm::dyn_cast_or_null<StringAttr>(findAttr(op, callTargetName));
   if (!target)
     return info;
   info.target = target.getValue();
   bool isAnnotation = false;
   if (info.target == names::kAnnotateDevicePlacement) {
     isAnnotation = true;
-    StringAttr placement = getFrontendAttr(op, names::kPlacementAttr);
+    auto frontend =
+        llvm::dyn_cast_or_null<DictionaryAttr>(findAttr(op, frontendAttrs));
+    auto placement =
+        frontend
+            ? llvm::dyn_cast_or_null<StringAttr>(frontend.get(bufferPlacement))
+            : StringAttr();
     info.placement = placement ? placement.getValue() : llvm::StringRef();
     if (info.placement == names::kPinnedHost ||
         info.placement == names::kUnpinnedHost) {
@@ -166,8 +186,8 @@ bool isNarrowingConvert(Operation *op) {
 
 UseRule rule(UseKind kind) { return UseRule{kind}; }
 
-UseRule customCallRule(Operation *op, unsigned operand) {
-  switch (classifyCustomCall(op).kind) {
+UseRule customCallRule(const OpRules &rules, Operation *op, unsigned operand) {
+  switch (rules.classifyCustomCall(op).kind) {
   case CustomCallKind::MoveToDevice:
   case CustomCallKind::MalformedAnnotation:
     return rule(UseKind::Stop);
@@ -183,16 +203,16 @@ UseRule customCallRule(Operation *op, unsigned operand) {
   return rule(UseKind::HostCompute);
 }
 
-UseRule dynamicSliceRule(Operation *, unsigned operand) {
+UseRule dynamicSliceRule(const OpRules &, Operation *, unsigned operand) {
   // The other operands are the start indices.
   return rule(operand == 0 ? UseKind::Slice : UseKind::HostCompute);
 }
 
-UseRule broadcastInDimRule(Operation *op, unsigned) {
+UseRule broadcastInDimRule(const OpRules &, Operation *op, unsigned) {
   return rule(keepsElementCount(op) ? UseKind::Bitcast : UseKind::HostCompute);
 }
 
-UseRule scatterRule(Operation *op, unsigned operand) {
+UseRule scatterRule(const OpRules &, Operation *op, unsigned operand) {
   bool intoConstant = op->getNumOperands() == 3 && operand == 2 &&
                       isConstant(op->getOperand(0)) &&
                       isConstant(op->getOperand(1));
@@ -200,7 +220,7 @@ UseRule scatterRule(Operation *op, unsigned operand) {
                            : UseKind::HostCompute);
 }
 
-UseRule convertRule(Operation *op, unsigned) {
+UseRule convertRule(const OpRules &, Operation *op, unsigned) {
   if (!isNarrowingConvert(op))
     return rule(UseKind::HostCompute);
   return UseRule{UseKind::MovesSlicedData, /*hoistedAboveSlice=*/true};
@@ -211,13 +231,13 @@ UseRule convertRule(Operation *op, unsigned) {
 /// call on the host thread (IsHostAsyncStart), which stay in device memory
 /// unless they only flow to host outputs. Another thread's call is device
 /// compute on host memory.
-UseRule asyncStartRule(Operation *op, unsigned) {
+UseRule asyncStartRule(const OpRules &, Operation *op, unsigned) {
   StringAttr thread = getStringAttr(op, names::kExecutionThreadAttr);
   bool onHost = thread && thread.getValue() == names::kHostThread;
   return rule(onHost ? UseKind::Stop : UseKind::HostCompute);
 }
 
-template <UseKind kind> UseRule always(Operation *, unsigned) {
+template <UseKind kind> UseRule always(const OpRules &, Operation *, unsigned) {
   return rule(kind);
 }
 
@@ -277,6 +297,8 @@ OpRules::OpRules(MLIRContext *context)
           StringAttr::get(context, names::kDynamicUpdateSliceOp)),
       mhloCopy(StringAttr::get(context, names::kMhloCopyOp)),
       frontendAttrs(StringAttr::get(context, names::kFrontendAttrs)),
+      callTargetName(StringAttr::get(context, names::kCallTargetNameAttr)),
+      bufferPlacement(StringAttr::get(context, names::kPlacementAttr)),
       emptyDictionary(DictionaryAttr::get(context)) {
   for (const OpRuleEntry &entry : kOpRules)
     rules[StringAttr::get(context, entry.op)] = entry.rule;

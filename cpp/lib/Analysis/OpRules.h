@@ -131,9 +131,6 @@ struct CustomCallInfo {
   bool unknownPlacement = false;
 };
 
-/// Classifies a `stablehlo.custom_call`.
-CustomCallInfo classifyCustomCall(mlir::Operation *op);
-
 /// The attribute `name` of `op` if it is a string.
 mlir::StringAttr getStringAttr(mlir::Operation *op, llvm::StringRef name);
 
@@ -157,8 +154,9 @@ inline mlir::FlatSymbolRefAttr getCallee(mlir::Operation *call) {
 /// `hloEntry`, null for a module not converted from HLO); "" if unknown.
 std::string getHloArgumentName(mlir::DictionaryAttr hloEntry, unsigned index);
 
-/// The rules of every op, with the op names they dispatch on interned once per
-/// run, so that finding an op's rule is a lookup by pointer.
+/// The rules of every op, with the op and attribute names they dispatch on
+/// interned once per run, so that finding an op's rule, or an attribute of a
+/// custom call, is a lookup by pointer.
 class OpRules {
 public:
   explicit OpRules(mlir::MLIRContext *context);
@@ -169,8 +167,10 @@ public:
     return classifyUse(findRule(user->getName()), user, operand);
   }
 
-  /// The rule of an op for a use through `operand`.
-  using Rule = UseRule (*)(mlir::Operation *op, unsigned operand);
+  /// The rule of an op for a use through `operand`; a rule reads the
+  /// attributes it needs through `rules`.
+  using Rule = UseRule (*)(const OpRules &rules, mlir::Operation *op,
+                           unsigned operand);
 
   /// The rule of the ops named `name`; null for the ops that compute on host
   /// memory.
@@ -179,10 +179,13 @@ public:
   }
 
   /// classifyUse with the rule of the user's name, found by findRule.
-  static UseRule classifyUse(Rule rule, mlir::Operation *user,
-                             unsigned operand) {
-    return rule ? rule(user, operand) : UseRule{UseKind::HostCompute};
+  UseRule classifyUse(Rule rule, mlir::Operation *user,
+                      unsigned operand) const {
+    return rule ? rule(*this, user, operand) : UseRule{UseKind::HostCompute};
   }
+
+  /// Classifies a `stablehlo.custom_call`.
+  CustomCallInfo classifyCustomCall(mlir::Operation *op) const;
 
   /// What the op owning the region of `terminator` (a stablehlo.return or
   /// sdy.return) does with host memory the terminator yields, as a rule on
@@ -218,9 +221,9 @@ private:
   llvm::DenseMap<mlir::StringAttr, Rule> rules;
   mlir::StringAttr customCall, call, funcReturn, whileOp, ifOp, caseOp,
       manualComputation, namedComputation, dynamicUpdateSlice, mhloCopy;
-  /// Not an op: the attribute read on every call site, looked up by
-  /// pointer.
-  mlir::StringAttr frontendAttrs;
+  /// Not ops: the attribute read on every call site, and those of a custom
+  /// call and of its frontend attributes that say what it does.
+  mlir::StringAttr frontendAttrs, callTargetName, bufferPlacement;
   /// The context's empty dictionary, which ops without attributes hold.
   mlir::DictionaryAttr emptyDictionary;
 };

@@ -30,20 +30,20 @@ std::string getInstructionName(Location loc) {
 /// InstructionIsAllowedBetweenMoveToHostAndDus): a bitcast, a copy, a
 /// reshape that is a bitcast; and the sharding wrappers, which XLA has
 /// removed by then.
-bool isPassedBeforeStart(Operation *op) {
+bool isPassedBeforeStart(const OpRules &rules, Operation *op) {
   if (op->getNumOperands() != 1 || op->getNumResults() != 1)
     return false;
   llvm::StringRef name = op->getName().getStringRef();
   if (name == names::kCustomCallOp)
-    return classifyCustomCall(op).kind == CustomCallKind::Sharding;
+    return rules.classifyCustomCall(op).kind == CustomCallKind::Sharding;
   return name == names::kMhloBitcastOp || name == names::kMhloCopyOp ||
          name == names::kReshapeOp;
 }
 
 /// A move to device ends XLA's trace where it starts: it never names it.
-bool endsTraceAtOnce(Operation *op) {
+bool endsTraceAtOnce(const OpRules &rules, Operation *op) {
   return op->getName().getStringRef() == names::kCustomCallOp &&
-         classifyCustomCall(op).kind == CustomCallKind::MoveToDevice;
+         rules.classifyCustomCall(op).kind == CustomCallKind::MoveToDevice;
 }
 
 } // namespace
@@ -77,7 +77,7 @@ std::string StartCollector::xlaUserName(OpOperand &use) {
   if (name == names::kWhileOp || name == names::kIfOp || name == names::kCaseOp)
     return "";
   if (name == names::kCustomCallOp &&
-      classifyCustomCall(user).target == names::kAnnotateDevicePlacement)
+      rules.classifyCustomCall(user).target == names::kAnnotateDevicePlacement)
     return "";
   return getInstructionName(user->getLoc());
 }
@@ -113,12 +113,12 @@ std::string StartCollector::xlaAnnotationName(Operation *annotation) {
   // A move to host of a tensor moved to host already is where the trace of
   // the first move starts; XLA removes it on that trace and names it.
   Operation *operandOp = annotation->getOperand(0).getDefiningOp();
-  while (operandOp && isPassedBeforeStart(operandOp))
+  while (operandOp && isPassedBeforeStart(rules, operandOp))
     operandOp = operandOp->getOperand(0).getDefiningOp();
   if (operandOp &&
       operandOp->getName().getStringRef() == names::kCustomCallOp &&
-      classifyCustomCall(operandOp).kind == CustomCallKind::MoveToHost)
-    return classifyCustomCall(annotation).target == names::kMoveToHost
+      rules.classifyCustomCall(operandOp).kind == CustomCallKind::MoveToHost)
+    return rules.classifyCustomCall(annotation).target == names::kMoveToHost
                ? getInstructionName(annotation->getLoc())
                : "";
   std::string found;
@@ -131,11 +131,11 @@ std::string StartCollector::xlaAnnotationName(Operation *annotation) {
     Value value = pending.pop_back_val();
     for (OpOperand &use : value.getUses()) {
       Operation *user = use.getOwner();
-      if (isPassedBeforeStart(user)) {
+      if (isPassedBeforeStart(rules, user)) {
         pending.push_back(user->getResult(0));
         continue;
       }
-      if (endsTraceAtOnce(user))
+      if (endsTraceAtOnce(rules, user))
         continue;
       llvm::StringRef userName = user->getName().getStringRef();
       if (userName == names::kCallOp ||
@@ -325,7 +325,7 @@ void StartCollector::collectEntrySignature() {
 }
 
 void StartCollector::collectCustomCall(Operation *op) {
-  CustomCallInfo info = classifyCustomCall(op);
+  CustomCallInfo info = rules.classifyCustomCall(op);
   if (info.kind == CustomCallKind::MalformedAnnotation) {
     warnings.warn(FindingCode::MalformedAnnotation, op->getLoc(),
                   "'" + info.target +
@@ -356,15 +356,17 @@ void StartCollector::collectCustomCall(Operation *op) {
     warnings.warn(FindingCode::UnusedMoveToHost, op->getLoc(),
                   "the result of this move to host is never used, so the "
                   "offload does nothing");
-  std::string name = info.placement.empty()
-                         ? ("'" + info.target + "'").str()
-                         : ("'" + info.target + "' to " + info.placement).str();
+  std::string name =
+      info.placement.empty()
+          ? concatenate({"'", info.target, "'"})
+          : concatenate({"'", info.target, "' to ", info.placement});
   std::string reason =
       info.placement.empty()
-          ? ("custom call '" + info.target + "' moves the tensor to host").str()
-          : ("custom call '" + info.target + "' with " + names::kPlacementAttr +
-             " = " + quoted(info.placement) + " moves the tensor to host")
-                .str();
+          ? concatenate(
+                {"custom call '", info.target, "' moves the tensor to host"})
+          : concatenate({"custom call '", info.target, "' with ",
+                         names::kPlacementAttr, " = \"", info.placement,
+                         "\" moves the tensor to host"});
   unsigned startIndex = report.starts.size();
   report.starts.push_back({TraceStart::Kind::Annotation, 0, std::move(name),
                            std::move(reason), op->getLoc(),

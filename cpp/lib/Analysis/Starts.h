@@ -10,6 +10,7 @@
 #define HOSTOFFLOAD_LIB_ANALYSIS_STARTS_H
 
 #include "MemoryKinds.h"
+#include "OpRules.h"
 #include "Walk.h"
 #include "Warnings.h"
 
@@ -58,8 +59,9 @@ private:
 class StartCollector {
 public:
   StartCollector(mlir::ModuleOp module, mlir::func::FuncOp entry,
-                 HostOffloadReport &report, Walk &walk, WarningList &warnings)
-      : module(module), entry(entry), report(report), walk(walk),
+                 HostOffloadReport &report, Walk &walk, const OpRules &rules,
+                 WarningList &warnings)
+      : module(module), entry(entry), report(report), walk(walk), rules(rules),
         warnings(warnings) {}
 
   /// The entry arguments declared pinned_host, and the warnings about the
@@ -100,6 +102,7 @@ private:
   mlir::func::FuncOp entry;
   HostOffloadReport &report;
   Walk &walk;
+  const OpRules &rules;
   WarningList &warnings;
   std::vector<DeclaredMemoryKind> resultKinds;
   /// By entry argument, for one that is a start: the start's index and the

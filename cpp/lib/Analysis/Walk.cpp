@@ -452,7 +452,7 @@ void Walk::propagateThroughUse(unsigned id, Operation *user, unsigned operand,
     lastUserName = user->getName().getAsOpaquePointer();
     lastUserRule = rules.findRule(user->getName());
   }
-  UseRule rule = OpRules::classifyUse(lastUserRule, user, operand);
+  UseRule rule = rules.classifyUse(lastUserRule, user, operand);
   // The op the rule applies to.
   Operation *op = user;
   if (rule.kind == UseKind::RegionYield) {
