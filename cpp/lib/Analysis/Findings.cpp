@@ -9,7 +9,6 @@
 #include "mlir/IR/BuiltinTypes.h"
 #include "llvm/ADT/MapVector.h"
 #include "llvm/ADT/STLExtras.h"
-#include "llvm/ADT/SmallString.h"
 #include "llvm/ADT/StringExtras.h"
 
 #include <optional>
@@ -69,7 +68,7 @@ void FindingBuilder::reportOutputs() {
   std::string functionName = ("@" + entry.getSymName()).str();
   // A taker is done with each E1200 when it returns, so the next is built in
   // its memory: a model has thousands, each of some thirty strings, and the
-  // allocator's work for them was a fifth of the check.
+  // allocator's work for them was a fifth of the pass.
   Finding taken{FindingCode::OutputNotInHostMemory, Severity::Error,
                 entry.getLoc(), ""};
   for (auto [output, hostNode] : hostOutputs) {
@@ -181,11 +180,11 @@ void FindingBuilder::buildMismatch(Finding &finding, const Node &node,
   finding.omittedPathSteps = paths.buildPath(id, finding.path);
 
   outputName.clear();
-  appendPieces(outputName, {"output ", llvm::utostr(output)});
+  appendPieces(outputName, {"output ", std::to_string(output)});
   if (!finding.tupleIndex.empty()) {
     outputName += " at tuple index {";
     for (auto [position, index] : llvm::enumerate(finding.tupleIndex))
-      appendPieces(outputName, {position ? ", " : "", llvm::itostr(index)});
+      appendPieces(outputName, {position ? ", " : "", std::to_string(index)});
     outputName += "}";
   }
   bool hasInfo = !finding.resultInfo.empty();
@@ -237,7 +236,7 @@ void FindingBuilder::buildMismatch(Finding &finding, const Node &node,
 void FindingBuilder::addFixes(Finding &finding, NoteWriter &notes,
                               const DeclaredMemoryKind &declared, Location loc,
                               llvm::StringRef functionName) {
-  llvm::SmallString<16> output(llvm::utostr(*finding.outputIndex));
+  std::string output = std::to_string(*finding.outputIndex);
   // Modules converted from HLO declare memory spaces and move with
   // MoveToDevice; the fixes speak their language. JAX names the output by
   // its quoted result info, else as the module does.

@@ -8,8 +8,6 @@
 #include "hostoffload/Names.h"
 
 #include "llvm/ADT/STLExtras.h"
-#include "llvm/ADT/SmallString.h"
-#include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/ErrorHandling.h"
 
 #include <algorithm>
@@ -136,10 +134,8 @@ void PathBuilder::appendPath(std::string &text, llvm::StringRef prefix,
                              llvm::ArrayRef<PathStep> steps, size_t omitted,
                              llvm::StringRef end) {
   constexpr llvm::StringLiteral kArrow = " -> ";
-  llvm::SmallString<16> omittedCount;
+  std::string omittedCount = omitted ? std::to_string(omitted) : "";
   llvm::StringRef omittedEnd = omitted == 1 ? " more step)" : " more steps)";
-  if (omitted)
-    omittedCount = llvm::utostr(omitted);
   size_t size = text.size() + prefix.size() + end.size();
   if (omitted)
     size += 1 + omittedCount.size() + omittedEnd.size() + kArrow.size();
