@@ -57,8 +57,9 @@ public:
 
 private:
   const PathPosition &getPathPosition(unsigned id);
-  /// Writes steps `firstStep` and after of the way to node `id` over
-  /// `steps` from `written` on, counting them in `written`.
+  /// Writes steps `firstStep` and after (numbered from 1, as in
+  /// PathPosition::steps) of the way to node `id` over `steps` from `written`
+  /// on, counting them in `written`.
   void writeSteps(unsigned id, unsigned firstStep,
                   llvm::SmallVectorImpl<PathStep> &steps, size_t &written);
   /// Makes `text` what the step `node` begins shows.
