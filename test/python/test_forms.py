@@ -421,13 +421,27 @@ def test_wrong_entry_lists_the_functions() -> None:
 # --- without jax ---------------------------------------------------------------------------
 
 
+def hiding(directory: Path, *packages: str) -> dict[str, str]:
+    """An environment in which importing any of ``packages`` fails, in this process's children
+    and theirs."""
+    for package in packages:
+        (directory / package).mkdir()
+        (directory / package / "__init__.py").write_text(
+            f'raise ImportError("{package} is hidden")\n'
+        )
+    return {**os.environ, "PYTHONPATH": str(directory)}
+
+
 @pytest.fixture(scope="module")
 def no_jax(tmp_path_factory: pytest.TempPathFactory) -> dict[str, str]:
-    """An environment in which `import jax` fails, in this process's children and theirs."""
-    hidden = tmp_path_factory.mktemp("no-jax")
-    (hidden / "jax").mkdir()
-    (hidden / "jax" / "__init__.py").write_text('raise ImportError("jax is hidden")\n')
-    return {**os.environ, "PYTHONPATH": str(hidden)}
+    """Without the [jax] extra: neither jax nor jaxlib."""
+    return hiding(tmp_path_factory.mktemp("no-jax"), "jax", "jaxlib")
+
+
+@pytest.fixture(scope="module")
+def jaxlib_only(tmp_path_factory: pytest.TempPathFactory) -> dict[str, str]:
+    """jaxlib without jax, which takes ten times as long to import."""
+    return hiding(tmp_path_factory.mktemp("jaxlib-only"), "jax")
 
 
 CHECK_IN_CHILD = textwrap.dedent(
@@ -467,6 +481,53 @@ def test_without_jax_both_front_ends_say_what_to_install(name: str, no_jax: dict
     assert driver.returncode == 2
     assert driver.stderr.startswith(f"{path}: error: the input is")
     assert "pip install 'hostoffload[jax]'" in driver.stderr
+
+
+@pytest.mark.parametrize(
+    "name", ["step.pretty.mlir", "step.mlirbc", "step.before_optimizations.txt"]
+)
+def test_every_form_but_export_is_read_with_jaxlib_alone(
+    name: str, jaxlib_only: dict[str, str]
+) -> None:
+    """Pretty text, bytecode and HLO text are converted without importing jax, as JAX's own
+    context is made of jaxlib's dialects: the same verdict, by both front ends."""
+    path = INPUTS / name
+    api = subprocess.run(
+        [sys.executable, "-c", CHECK_IN_CHILD, str(path)],
+        capture_output=True,
+        text=True,
+        env=jaxlib_only,
+        timeout=120,
+    )
+    assert (api.returncode, api.stdout) == (0, ""), api.stderr
+    driver = subprocess.run(
+        ["offload-opt", str(path), "--host-offload-check", "-o", os.devnull],
+        capture_output=True,
+        text=True,
+        env=jaxlib_only,
+        timeout=120,
+    )
+    with_jax = subprocess.run(
+        ["offload-opt", str(path), "--host-offload-check", "-o", os.devnull],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert (driver.returncode, driver.stderr) == (with_jax.returncode, with_jax.stderr)
+    assert driver.returncode in (0, 1)
+
+
+def test_export_needs_jax(jaxlib_only: dict[str, str]) -> None:
+    path = INPUTS / "step.export"
+    api = subprocess.run(
+        [sys.executable, "-c", CHECK_IN_CHILD, str(path)],
+        capture_output=True,
+        text=True,
+        env=jaxlib_only,
+        timeout=120,
+    )
+    assert api.returncode == 0, api.stderr
+    assert "pip install 'hostoffload[jax]'" in api.stdout
 
 
 def test_export_without_flatbuffers_says_what_to_install(
