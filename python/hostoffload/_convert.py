@@ -50,7 +50,8 @@ _MEMORY_SPACE_KEYS = ("arg_memory_spaces", "out_memory_spaces")
 
 
 class MissingJax(InputError):
-    """The input needs jaxlib to be read, and jax is not installed."""
+    """The input needs jaxlib (jax for ``jax.export`` artifacts) to be read, and it is not
+    installed."""
 
 
 def missing_jax(form: Form, name: str | None) -> MissingJax:

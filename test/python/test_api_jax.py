@@ -132,7 +132,7 @@ def test_jitted_function_is_not_a_source() -> None:
 NO_JAX = textwrap.dedent(
     """
     import sys
-    sys.modules["jax"] = None  # as if jax were not installed
+    sys.modules["jax"] = sys.modules["jaxlib"] = None  # as if the [jax] extra were not installed
     import hostoffload
     try:
         hostoffload.check(sys.stdin.read())
