@@ -19,11 +19,12 @@ std::string DeclaredMemoryKind::describeSource() const {
 }
 
 void DeclaredMemoryKind::appendDescription(std::string &text) const {
-  if (fromModuleSpaces)
-    appendPieces(text, {"memory space ", space, " (\"", kind, "\") in ", source,
-                        " of the module"});
-  else
+  if (!fromModuleSpaces) {
     appendPieces(text, {source, " = \"", kind, "\""});
+    return;
+  }
+  appendPieces(text, {"memory space ", space, " (\"", kind, "\") in "});
+  text += describeSource();
 }
 
 std::string DeclaredMemoryKind::describe() const {

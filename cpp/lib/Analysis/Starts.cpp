@@ -33,16 +33,16 @@ std::string getInstructionName(Location loc) {
 bool isPassedBeforeStart(const OpRules &rules, Operation *op) {
   if (op->getNumOperands() != 1 || op->getNumResults() != 1)
     return false;
-  llvm::StringRef name = op->getName().getStringRef();
-  if (name == names::kCustomCallOp)
+  if (rules.isCustomCall(op))
     return rules.classifyCustomCall(op).kind == CustomCallKind::Sharding;
+  llvm::StringRef name = op->getName().getStringRef();
   return name == names::kMhloBitcastOp || name == names::kMhloCopyOp ||
          name == names::kReshapeOp;
 }
 
 /// A move to device ends XLA's trace where it starts: it never names it.
 bool endsTraceAtOnce(const OpRules &rules, Operation *op) {
-  return op->getName().getStringRef() == names::kCustomCallOp &&
+  return rules.isCustomCall(op) &&
          rules.classifyCustomCall(op).kind == CustomCallKind::MoveToDevice;
 }
 
@@ -76,7 +76,7 @@ std::string StartCollector::xlaUserName(OpOperand &use) {
   }
   if (name == names::kWhileOp || name == names::kIfOp || name == names::kCaseOp)
     return "";
-  if (name == names::kCustomCallOp &&
+  if (rules.isCustomCall(user) &&
       rules.classifyCustomCall(user).target == names::kAnnotateDevicePlacement)
     return "";
   return getInstructionName(user->getLoc());
@@ -115,8 +115,7 @@ std::string StartCollector::xlaAnnotationName(Operation *annotation) {
   Operation *operandOp = annotation->getOperand(0).getDefiningOp();
   while (operandOp && isPassedBeforeStart(rules, operandOp))
     operandOp = operandOp->getOperand(0).getDefiningOp();
-  if (operandOp &&
-      operandOp->getName().getStringRef() == names::kCustomCallOp &&
+  if (operandOp && rules.isCustomCall(operandOp) &&
       rules.classifyCustomCall(operandOp).kind == CustomCallKind::MoveToHost)
     return rules.classifyCustomCall(annotation).target == names::kMoveToHost
                ? getInstructionName(annotation->getLoc())
