@@ -45,6 +45,7 @@ import sys
 import tempfile
 import time
 from collections.abc import Callable
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -111,19 +112,92 @@ def findings_size(text: str) -> dict[str, int]:
     }
 
 
+def timed(run: Callable[[], object]) -> float:
+    """The seconds ``run`` takes."""
+    started = time.perf_counter()
+    run()
+    return time.perf_counter() - started
+
+
+def measure_parts(generic: bytes) -> tuple[dict[str, float], str]:
+    """``check()``'s steps after the print, one by one, on a fresh parse of ``generic``; and
+    the analysis JSON text."""
+    from hostoffload import _source
+    from hostoffload.api import no_cyclic_gc
+    from hostoffload.diagnostic import locations_from_json
+    from hostoffload.mlir._mlir_libs import _hostoffload
+    from hostoffload.report import REPORT_CLASSES, Report
+
+    def analysis_alone(operation: Any) -> None:
+        _hostoffload.analyze_data(operation, "", False, True, report=False)
+
+    def report_objects(operation: Any) -> object:
+        _, data = _hostoffload.analyze_data(
+            operation, "", False, True, classes=REPORT_CLASSES, locations=locations_from_json
+        )
+        return Report.from_objects(data, None)
+
+    def report_values(operation: Any) -> object:
+        return _hostoffload.analyze_data(operation, "", False, True)[1]
+
+    def report_from_values(operation: Any) -> object:
+        return Report.from_json(report_values(operation))
+
+    def json_route(operation: Any) -> str:
+        _, text = _hostoffload.analyze(operation, "", False, True)
+        json.loads(text)
+        return text
+
+    with _source.new_context() as context:
+        started = time.perf_counter()
+        module = _source._parse_generic(generic, None, context, verify=False)
+        parse_s = time.perf_counter() - started
+        operation = module.operation
+        # The first analysis of a freshly parsed module, as check() runs it. Each route below
+        # runs the analysis again: what it takes beyond the analysis is its time less that of
+        # the analysis alone run in the same seconds, the faster of two (at 1M ops the
+        # analysis alone varies by a third from one run to the next).
+        analysis_s = timed(partial(analysis_alone, operation))
+        # As check() builds the report: its objects made by the extension with the report's
+        # classes, with the cyclic GC off; then with the GC on.
+        report_runs, alone = [], []
+        for _ in range(2):
+            with no_cyclic_gc():
+                report_runs.append(timed(partial(report_objects, operation)))
+            alone.append(timed(partial(analysis_alone, operation)))
+        report_with_gc_s = timed(partial(report_objects, operation))
+        # The routes before: the dicts json.loads would make, then Report.from_json; the
+        # analysis writing JSON text, which Python decodes.
+        with no_cyclic_gc():
+            values_s = timed(partial(report_values, operation))
+            from_values_s = timed(partial(report_from_values, operation))
+            started = time.perf_counter()
+            text = json_route(operation)
+            json_s = time.perf_counter() - started
+        del module, operation
+        context_started = time.perf_counter()
+    teardown_s = time.perf_counter() - context_started
+    again = min(alone)
+    return {
+        "parse_s": parse_s,
+        "analysis_s": analysis_s,
+        "report_s": max(0.0, min(report_runs) - again),
+        "report_with_gc_s": max(0.0, report_with_gc_s - again),
+        "report_values_s": max(0.0, values_s - again),
+        "report_from_values_s": max(0.0, from_values_s - again),
+        "json_route_s": max(0.0, json_s - again),
+        "teardown_s": teardown_s,
+    }, text
+
+
 def measure_one(
     model_name: str, variant: str, units: int, repeat: int, out: Path
 ) -> dict[str, Any]:
     """Every measurement of one model at one size, in this process."""
     import hostoffload
     from bench.models import MODELS, count_ops
-    from hostoffload import _convert, _source
-    from hostoffload.api import no_cyclic_gc
-    from hostoffload.diagnostic import locations_from_json
-    from hostoffload.mlir._mlir_libs import _hostoffload
-    from hostoffload.report import REPORT_CLASSES, Report
+    from hostoffload import _convert
 
-    report_classes = {"classes": REPORT_CLASSES, "locations": locations_from_json}
     started = time.perf_counter()
     lowered = MODELS[model_name].lower(variant, units)
     lower_s = time.perf_counter() - started
@@ -142,49 +216,8 @@ def measure_one(
     parts: dict[str, list[float]] = {}
     text = ""
     for _ in range(repeat):
-        with _source.new_context() as context:
-            started = time.perf_counter()
-            module = _source._parse_generic(generic, None, context, verify=False)
-            parsed = time.perf_counter()
-            _hostoffload.analyze_data(module.operation, "", False, True, report=False)
-            analysed = time.perf_counter()
-            # As check() builds the report: its objects made by the extension with the
-            # report's classes, with the cyclic GC off; then with the GC on.
-            with no_cyclic_gc():
-                _, data = _hostoffload.analyze_data(
-                    module.operation, "", False, True, **report_classes
-                )
-                Report.from_objects(data, None)
-            reported = time.perf_counter()
-            _, data = _hostoffload.analyze_data(module.operation, "", False, True, **report_classes)
-            Report.from_objects(data, None)
-            reported_with_gc = time.perf_counter()
-            # The routes before: the dicts json.loads would make, then Report.from_json; the
-            # analysis writing JSON text, which Python decodes.
-            with no_cyclic_gc():
-                _, data = _hostoffload.analyze_data(module.operation, "", False, True)
-                valued = time.perf_counter()
-                Report.from_json(data)
-            from_values = time.perf_counter()
-            with no_cyclic_gc():
-                _, text = _hostoffload.analyze(module.operation, "", False, True)
-                json.loads(text)
-            through_text = time.perf_counter()
-            del module
-            context_started = time.perf_counter()
-        ended = time.perf_counter()
-        analysis_s = analysed - parsed
-        # Each route runs the analysis again: what it took beyond the analysis alone.
-        for key, value in {
-            "parse_s": parsed - started,
-            "analysis_s": analysis_s,
-            "report_s": max(0.0, reported - analysed - analysis_s),
-            "report_with_gc_s": max(0.0, reported_with_gc - reported - analysis_s),
-            "report_values_s": max(0.0, valued - reported_with_gc - analysis_s),
-            "report_from_values_s": max(0.0, from_values - reported_with_gc - analysis_s),
-            "json_route_s": max(0.0, through_text - from_values - analysis_s),
-            "teardown_s": ended - context_started,
-        }.items():
+        measured, text = measure_parts(generic)
+        for key, value in measured.items():
             parts.setdefault(key, []).append(value)
 
     path = out / f"{model_name}-{variant}-{units}.mlir"
