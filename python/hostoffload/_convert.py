@@ -9,25 +9,27 @@ dialect attributes as they are, so they need not be UTF-8).
 This module imports neither jaxlib nor :mod:`hostoffload.mlir` until a conversion runs, and
 jax only for ``jax.export`` artifacts: every other form needs only jaxlib, whose import takes
 a tenth of jax's (about 0.15 s against 1 s). Run as ``python -m hostoffload._convert FORM NAME
-[PATH]`` it converts its standard input in a child process (see :func:`convert_in_child`):
-jaxlib terminates the process on some inputs.
+PATH DESCRIPTOR`` it converts its standard input in a child process into the inherited file
+``DESCRIPTOR`` (see :func:`convert_in_child`): jaxlib terminates the process on some inputs.
 """
 
 from __future__ import annotations
 
 import json
+import os
 import re
 import signal
 import subprocess
 import sys
+import tempfile
 from collections.abc import Iterator
 from contextlib import contextmanager
-from typing import Any
+from typing import Any, BinaryIO
 
 from hostoffload import _hlo
 from hostoffload._errors import mlir_diagnostics
 from hostoffload._forms import NEEDS_JAX, Form
-from hostoffload._print import generic_text
+from hostoffload._print import generic_text, print_generic
 from hostoffload.diagnostic import Diagnostic, InputError, Location
 
 # The exit status of the child when it raised an InputError (written as JSON on stdout).
@@ -64,6 +66,14 @@ def missing_jax(form: Form, name: str | None) -> MissingJax:
 def to_generic(data: bytes, form: Form, name: str | None, path: str | None = None) -> bytes:
     """``data``, of ``form``, in the generic form. ``name`` names the input in errors;
     ``path``, where ``data`` was read from, names pretty text's locations and HLO lines."""
+    with jaxlib_module(data, form, name, path) as operation:
+        return generic_text(operation)
+
+
+@contextmanager
+def jaxlib_module(data: bytes, form: Form, name: str | None, path: str | None) -> Iterator[Any]:
+    """``data``, of ``form``, as the ``builtin.module`` operation of a module of jaxlib's
+    MLIR, which lives as long as the context; arguments as for :func:`to_generic`."""
     try:
         import jaxlib.mlir.ir  # noqa: F401
 
@@ -72,12 +82,16 @@ def to_generic(data: bytes, form: Form, name: str | None, path: str | None = Non
     except ImportError:
         raise missing_jax(form, name) from None
     if form is Form.HLO:
-        return _hlo_to_generic(data, name, path or name or "-")
-    if form is Form.EXPORT:
-        return exported_to_generic(_deserialize_export(data, name), name)
-    if form is Form.PORTABLE:
-        return _portable_to_generic(data, name)
-    return _mlir_to_generic(data, name, path if form is Form.PRETTY else None)
+        converted = _hlo_module(data, name, path or name or "-")
+    elif form is Form.EXPORT:
+        exported = _deserialize_export(data, name)
+        converted = _portable_module(bytes(exported.mlir_module_serialized), name)
+    elif form is Form.PORTABLE:
+        converted = _portable_module(data, name)
+    else:
+        converted = _mlir_module(data, name, path if form is Form.PRETTY else None)
+    with converted as operation:
+        yield operation
 
 
 @contextmanager
@@ -114,7 +128,8 @@ class JaxParseError(InputError):
     """jaxlib's MLIR could not parse the input; ``mlir_error`` is its MLIRError."""
 
 
-def _mlir_to_generic(data: bytes, name: str | None, path: str | None) -> bytes:
+@contextmanager
+def _mlir_module(data: bytes, name: str | None, path: str | None) -> Iterator[Any]:
     from jaxlib.mlir import ir as jax_ir
 
     with _jaxlib_context():
@@ -128,10 +143,11 @@ def _mlir_to_generic(data: bytes, name: str | None, path: str | None) -> bytes:
         except ValueError as error:  # damaged bytecode: "SmallVector unable to grow"
             message = f"jaxlib cannot read this MLIR bytecode: {_first_line(error)}"
             raise InputError.unlocated(message, source=name) from None
-        return generic_text(module.operation)
+        yield module.operation
 
 
-def _portable_to_generic(data: bytes, name: str | None) -> bytes:
+@contextmanager
+def _portable_module(data: bytes, name: str | None) -> Iterator[Any]:
     from jaxlib import _jax
 
     with _jaxlib_context() as context:
@@ -140,7 +156,7 @@ def _portable_to_generic(data: bytes, name: str | None) -> bytes:
         except Exception as error:  # jaxlib raises JaxRuntimeError, a RuntimeError
             message = f"jaxlib cannot read this StableHLO portable artifact: {_first_line(error)}"
             raise InputError.unlocated(message, source=name) from None
-        return generic_text(module.operation)
+        yield module.operation
 
 
 def _deserialize_export(data: bytes, name: str | None) -> Any:
@@ -165,7 +181,8 @@ def _deserialize_export(data: bytes, name: str | None) -> Any:
 
 def exported_to_generic(exported: Any, name: str | None) -> bytes:
     """The module of a ``jax.export.Exported`` in the generic form."""
-    return _portable_to_generic(bytes(exported.mlir_module_serialized), name)
+    with _portable_module(bytes(exported.mlir_module_serialized), name) as operation:
+        return generic_text(operation)
 
 
 def lowered_to_generic(lowered: Any) -> bytes:
@@ -176,7 +193,8 @@ def lowered_to_generic(lowered: Any) -> bytes:
     return generic_text(lowered.compiler_ir("stablehlo").operation)
 
 
-def _hlo_to_generic(data: bytes, name: str | None, file_name: str) -> bytes:
+@contextmanager
+def _hlo_module(data: bytes, name: str | None, file_name: str) -> Iterator[Any]:
     from jaxlib import _hlo as xla_hlo
     from jaxlib import _jax
     from jaxlib.mlir import ir as jax_ir
@@ -206,7 +224,7 @@ def _hlo_to_generic(data: bytes, name: str | None, file_name: str) -> bytes:
         if spaces is not None:
             _add_memory_spaces(module, *spaces)
         _add_entry_names(module, _hlo.entry_names(text), _hlo.leaf_counts(program_shape))
-        return generic_text(module.operation)
+        yield module.operation
 
 
 def _decode_hlo(data: bytes, name: str | None) -> str:
@@ -303,11 +321,38 @@ def _first_line(error: BaseException) -> str:
 def convert_in_child(data: bytes, form: Form, name: str | None, path: str | None) -> bytes:
     """:func:`to_generic` in a child process, so that jaxlib terminating on an input it
     cannot handle ends the child, and the caller gets an :class:`InputError` instead."""
-    command = [sys.executable, "-m", "hostoffload._convert", form.name, name or "", path or ""]
+    with _output_file() as output:
+        convert_in_child_into(output.fileno(), data, form, name, path)
+        output.seek(0)
+        return output.read()
+
+
+def convert_in_child_into(
+    descriptor: int, data: bytes, form: Form, name: str | None, path: str | None
+) -> None:
+    """:func:`convert_in_child` into the empty file open as ``descriptor``, which the child
+    prints into itself: the generic text of a million-op model is a few hundred megabytes,
+    which would otherwise be read back, piped over and written out again (about 2.5 s of
+    ``offload-opt`` on ``lowered.as_text()`` at 1M ops, docs/performance.md). Read it from
+    its start."""
+    command = [
+        sys.executable,
+        "-m",
+        "hostoffload._convert",
+        form.name,
+        name or "",
+        path or "",
+        str(descriptor),
+    ]
     timeout = _TIMEOUT_SECONDS + _TIMEOUT_SECONDS_PER_MB * len(data) / 2**20
     try:
         result = subprocess.run(
-            command, input=data, capture_output=True, check=False, timeout=timeout
+            command,
+            input=data,
+            capture_output=True,
+            check=False,
+            timeout=timeout,
+            pass_fds=(descriptor,),
         )
     except subprocess.TimeoutExpired:
         message = (
@@ -316,13 +361,26 @@ def convert_in_child(data: bytes, form: Form, name: str | None, path: str | None
         )
         raise InputError.unlocated(message, source=name) from None
     if result.returncode == 0:
-        return result.stdout
+        return
     if result.returncode == _EXIT_INPUT_ERROR:
         report = json.loads(result.stdout)
         cls = MissingJax if report.get("missing_jax") else InputError
         diagnostics = [Diagnostic.from_json(d) for d in report["errors"]]
         raise cls(*diagnostics, source=name)
     raise InputError.unlocated(_crash_message(form, result), source=name)
+
+
+@contextmanager
+def _output_file() -> Iterator[BinaryIO]:
+    """An empty file for a child to print into: in memory where the system has anonymous
+    files (Linux's ``memfd_create``), else a temporary file."""
+    if hasattr(os, "memfd_create"):
+        descriptor = os.memfd_create("hostoffload-generic-text", os.MFD_CLOEXEC)
+        with os.fdopen(descriptor, "rb") as output:
+            yield output
+    else:
+        with tempfile.TemporaryFile() as output:
+            yield output
 
 
 def _crash_message(form: Form, result: subprocess.CompletedProcess[bytes]) -> str:
@@ -343,10 +401,12 @@ def _crash_message(form: Form, result: subprocess.CompletedProcess[bytes]) -> st
 
 
 def _child_main(argv: list[str]) -> int:
-    form_name, name, path = argv
+    form_name, name, path, output = argv
     data = sys.stdin.buffer.read()
     try:
-        generic = to_generic(data, Form[form_name], name or None, path or None)
+        with jaxlib_module(data, Form[form_name], name or None, path or None) as operation:
+            # Opened anew by its name, the inherited file is written from its start.
+            print_generic(operation, f"/dev/fd/{output}")
     except InputError as error:
         report = error.to_json()
         report["missing_jax"] = isinstance(error, MissingJax)
@@ -359,9 +419,12 @@ def _child_main(argv: list[str]) -> int:
         )
         sys.stdout.write(json.dumps(InputError.unlocated(message, source=name or None).to_json()))
         return _EXIT_INPUT_ERROR
-    sys.stdout.buffer.write(generic)
     return 0
 
 
 if __name__ == "__main__":
-    sys.exit(_child_main(sys.argv[1:]))
+    status = _child_main(sys.argv[1:])
+    sys.stdout.flush()
+    # The module is printed and its file closed: tearing down jaxlib's module and context
+    # would only take time (a third of a second at 1M ops).
+    os._exit(status)

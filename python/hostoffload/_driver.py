@@ -163,11 +163,11 @@ def _convert(data: bytes, form: Form, name: str, path: str | None) -> str:
     from hostoffload import _convert
     from hostoffload.diagnostic import InputError
 
+    descriptor = os.memfd_create(Path(name).name or "input")
     try:
-        generic = _convert.convert_in_child(data, form, name, path)
+        _convert.convert_in_child_into(descriptor, data, form, name, path)
     except InputError as error:
         raise Unreadable(str(error)) from None
-    descriptor = _anonymous_file(Path(name).name or "input", generic)
     os.set_inheritable(descriptor, True)
     return f"/proc/self/fd/{descriptor}"
 

@@ -23,14 +23,15 @@ def generic_text(operation: Any) -> bytes:
         with os.fdopen(descriptor, "rb") as text:
             # Opening the path opens the same file anew: MLIR writes at its own offset, and
             # this one stays at the start.
-            _print_to(operation, f"/proc/self/fd/{descriptor}")
+            print_generic(operation, f"/proc/self/fd/{descriptor}")
             return text.read()
     with tempfile.TemporaryDirectory(prefix="hostoffload-") as directory:
         path = os.path.join(directory, "generic.mlir")
-        _print_to(operation, path)
+        print_generic(operation, path)
         with open(path, "rb") as text:
             return text.read()
 
 
-def _print_to(operation: Any, path: str) -> None:
+def print_generic(operation: Any, path: str) -> None:
+    """Prints ``operation`` as :func:`generic_text` does, into the file at ``path``."""
     operation.print(print_generic_op_form=True, enable_debug_info=True, file=path, binary=True)
