@@ -23,7 +23,7 @@ import subprocess
 import sys
 import tempfile
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import AbstractContextManager, contextmanager
 from typing import Any, BinaryIO
 
 from hostoffload import _hlo
@@ -84,8 +84,7 @@ def jaxlib_module(data: bytes, form: Form, name: str | None, path: str | None) -
     if form is Form.HLO:
         converted = _hlo_module(data, name, path or name or "-")
     elif form is Form.EXPORT:
-        exported = _deserialize_export(data, name)
-        converted = _portable_module(bytes(exported.mlir_module_serialized), name)
+        converted = _exported_module(_deserialize_export(data, name), name)
     elif form is Form.PORTABLE:
         converted = _portable_module(data, name)
     else:
@@ -181,8 +180,12 @@ def _deserialize_export(data: bytes, name: str | None) -> Any:
 
 def exported_to_generic(exported: Any, name: str | None) -> bytes:
     """The module of a ``jax.export.Exported`` in the generic form."""
-    with _portable_module(bytes(exported.mlir_module_serialized), name) as operation:
+    with _exported_module(exported, name) as operation:
         return generic_text(operation)
+
+
+def _exported_module(exported: Any, name: str | None) -> AbstractContextManager[Any]:
+    return _portable_module(bytes(exported.mlir_module_serialized), name)
 
 
 def lowered_to_generic(lowered: Any) -> bytes:
