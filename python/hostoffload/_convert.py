@@ -2,9 +2,10 @@
 
 Our MLIR (22) parses JAX's generic form because unregistered dialects are allowed; only
 jaxlib's MLIR, which registers StableHLO, CHLO and Shardy, parses the pretty form and
-bytecode, and only jaxlib's XLA reads HLO text and ``jax.export`` artifacts. Each converter
-here returns the generic form with debug information, as bytes (MLIR prints the bodies of
-dialect attributes as they are, so they need not be UTF-8).
+bytecode, and only jaxlib's XLA reads HLO text and ``jax.export`` artifacts. Each form is
+read into a module of jaxlib's MLIR (:func:`jaxlib_module`), which is printed in the generic
+form with debug information, as bytes or into a file (MLIR prints the bodies of dialect
+attributes as they are, so they need not be UTF-8).
 
 This module imports neither jaxlib nor :mod:`hostoffload.mlir` until a conversion runs, and
 jax only for ``jax.export`` artifacts: every other form needs only jaxlib, whose import takes
