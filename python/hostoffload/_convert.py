@@ -22,15 +22,14 @@ import re
 import signal
 import subprocess
 import sys
-import tempfile
 from collections.abc import Iterator
 from contextlib import AbstractContextManager, contextmanager
-from typing import Any, BinaryIO
+from typing import Any
 
 from hostoffload import _hlo
 from hostoffload._errors import mlir_diagnostics
 from hostoffload._forms import NEEDS_JAX, Form
-from hostoffload._print import generic_text, print_generic
+from hostoffload._print import generic_text, output_file, print_generic_into
 from hostoffload.diagnostic import Diagnostic, InputError, Location
 
 # The exit status of the child when it raised an InputError (written as JSON on stdout).
@@ -325,7 +324,7 @@ def _first_line(error: BaseException) -> str:
 def convert_in_child(data: bytes, form: Form, name: str | None, path: str | None) -> bytes:
     """:func:`to_generic` in a child process, so that jaxlib terminating on an input it
     cannot handle ends the child, and the caller gets an :class:`InputError` instead."""
-    with _output_file() as output:
+    with output_file() as output:
         convert_in_child_into(output.fileno(), data, form, name, path)
         output.seek(0)
         return output.read()
@@ -336,9 +335,9 @@ def convert_in_child_into(
 ) -> None:
     """:func:`convert_in_child` into the empty file open as ``descriptor``, which the child
     prints into itself: the generic text of a million-op model is a few hundred megabytes,
-    which would otherwise be read back, piped over and written out again (about 2.5 s of
-    ``offload-opt`` on ``lowered.as_text()`` at 1M ops, docs/performance.md). Read it from
-    its start."""
+    which would otherwise be read back, piped over and written out again (3.6 s of the
+    conversion of a 1M-op model's pretty text, docs/performance.md). Read it from its
+    start."""
     command = [
         sys.executable,
         "-m",
@@ -374,19 +373,6 @@ def convert_in_child_into(
     raise InputError.unlocated(_crash_message(form, result), source=name)
 
 
-@contextmanager
-def _output_file() -> Iterator[BinaryIO]:
-    """An empty file for a child to print into: in memory where the system has anonymous
-    files (Linux's ``memfd_create``), else a temporary file."""
-    if hasattr(os, "memfd_create"):
-        descriptor = os.memfd_create("hostoffload-generic-text", os.MFD_CLOEXEC)
-        with os.fdopen(descriptor, "rb") as output:
-            yield output
-    else:
-        with tempfile.TemporaryFile() as output:
-            yield output
-
-
 def _crash_message(form: Form, result: subprocess.CompletedProcess[bytes]) -> str:
     if result.returncode < 0:
         try:
@@ -409,8 +395,7 @@ def _child_main(argv: list[str]) -> int:
     data = sys.stdin.buffer.read()
     try:
         with jaxlib_module(data, Form[form_name], name or None, path or None) as operation:
-            # Opened anew by its name, the inherited file is written from its start.
-            print_generic(operation, f"/dev/fd/{output}")
+            print_generic_into(operation, int(output))
     except InputError as error:
         report = error.to_json()
         report["missing_jax"] = isinstance(error, MissingJax)

@@ -163,7 +163,7 @@ def _convert(data: bytes, form: Form, name: str, path: str | None) -> str:
     from hostoffload import _convert
     from hostoffload.diagnostic import InputError
 
-    descriptor = os.memfd_create(Path(name).name or "input")
+    descriptor = _anonymous_file(Path(name).name or "input", b"")
     try:
         _convert.convert_in_child_into(descriptor, data, form, name, path)
     except InputError as error:

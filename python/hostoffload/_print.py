@@ -11,27 +11,36 @@ from __future__ import annotations
 
 import os
 import tempfile
-from typing import Any
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import Any, BinaryIO
 
 
 def generic_text(operation: Any) -> bytes:
     """``operation`` in the generic form with debug information, as bytes: MLIR prints the
     body of a dialect attribute or type (``#sdy.sharding<...>``) as it is, so it need not be
     UTF-8."""
+    with output_file() as output:
+        print_generic_into(operation, output.fileno())
+        output.seek(0)
+        return output.read()
+
+
+@contextmanager
+def output_file() -> Iterator[BinaryIO]:
+    """An empty file to print into, in memory where the system has anonymous files (Linux's
+    ``memfd_create``), else a temporary file."""
     if hasattr(os, "memfd_create"):
-        descriptor = os.memfd_create("hostoffload-generic-text", os.MFD_CLOEXEC)
-        with os.fdopen(descriptor, "rb") as text:
-            # Opening the path opens the same file anew: MLIR writes at its own offset, and
-            # this one stays at the start.
-            print_generic(operation, f"/proc/self/fd/{descriptor}")
-            return text.read()
-    with tempfile.TemporaryDirectory(prefix="hostoffload-") as directory:
-        path = os.path.join(directory, "generic.mlir")
-        print_generic(operation, path)
-        with open(path, "rb") as text:
-            return text.read()
+        with os.fdopen(os.memfd_create("hostoffload-generic-text", os.MFD_CLOEXEC), "rb") as file:
+            yield file
+    else:
+        with tempfile.TemporaryFile() as file:
+            yield file
 
 
-def print_generic(operation: Any, path: str) -> None:
-    """Prints ``operation`` as :func:`generic_text` does, into the file at ``path``."""
+def print_generic_into(operation: Any, descriptor: int) -> None:
+    """Prints ``operation`` as :func:`generic_text` does, into the file open as
+    ``descriptor``, from its start."""
+    # By its name: on Linux that opens the file anew, at an offset of its own.
+    path = f"/dev/fd/{descriptor}"
     operation.print(print_generic_op_form=True, enable_debug_info=True, file=path, binary=True)
