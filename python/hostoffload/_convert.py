@@ -28,7 +28,7 @@ from typing import Any
 
 from hostoffload import _hlo
 from hostoffload._errors import mlir_diagnostics
-from hostoffload._forms import NEEDS_JAX, Form
+from hostoffload._forms import JAXLIB_RELEASES, NEEDS_JAX, Form
 from hostoffload._print import generic_text, output_file, print_generic_into
 from hostoffload.diagnostic import Diagnostic, InputError, Location
 
@@ -56,9 +56,11 @@ class MissingJax(InputError):
     installed."""
 
 
-def missing_jax(form: Form, name: str | None) -> MissingJax:
+def missing_jax(form: Form, name: str | None, found: str | None = None) -> MissingJax:
+    """The input needs jaxlib; ``found`` is the release installed, where it is too old."""
+    installed = "" if found is None else f" (this is jaxlib {found})"
     return MissingJax(
-        Diagnostic(f"the input is {form.value}; {NEEDS_JAX}", Location.unknown()),
+        Diagnostic(f"the input is {form.value}; {NEEDS_JAX}{installed}", Location.unknown()),
         source=name,
     )
 
@@ -81,6 +83,8 @@ def jaxlib_module(data: bytes, form: Form, name: str | None, path: str | None) -
             import jax  # noqa: F401
     except ImportError:
         raise missing_jax(form, name) from None
+    if _jaxlib_version() < JAXLIB_RELEASES[0]:
+        raise missing_jax(form, name, found=_jaxlib_release())
     if form is Form.HLO:
         converted = _hlo_module(data, name, path or name or "-")
     elif form is Form.EXPORT:
@@ -91,6 +95,18 @@ def jaxlib_module(data: bytes, form: Form, name: str | None, path: str | None) -
         converted = _mlir_module(data, name, path if form is Form.PRETTY else None)
     with converted as operation:
         yield operation
+
+
+def _jaxlib_release() -> str:
+    from jaxlib import version
+
+    return str(version.__version__)
+
+
+def _jaxlib_version() -> tuple[int, ...]:
+    """jaxlib's (major, minor, patch) version, for the few calls whose form changed between
+    the releases the ``jax`` extra allows."""
+    return tuple(int(part) for part in re.findall(r"\d+", _jaxlib_release())[:3])
 
 
 @contextmanager
@@ -148,10 +164,15 @@ def _mlir_module(data: bytes, name: str | None, path: str | None) -> Iterator[An
 @contextmanager
 def _portable_module(data: bytes, name: str | None) -> Iterator[Any]:
     from jaxlib import _jax
+    from jaxlib.mlir import ir as jax_ir
 
     with _jaxlib_context() as context:
         try:
-            module = _jax.mlir.deserialize_portable_artifact(data, context)
+            if _jaxlib_version() >= (0, 10):
+                module = _jax.mlir.deserialize_portable_artifact(data, context)
+            else:  # it returns the module's text, with its debug information
+                text = _jax.mlir.deserialize_portable_artifact(data)
+                module = jax_ir.Module.parse(text)
         except Exception as error:  # jaxlib raises JaxRuntimeError, a RuntimeError
             message = f"jaxlib cannot read this StableHLO portable artifact: {_first_line(error)}"
             raise InputError.unlocated(message, source=name) from None
@@ -198,9 +219,13 @@ def lowered_to_generic(lowered: Any) -> bytes:
 
 @contextmanager
 def _hlo_module(data: bytes, name: str | None, file_name: str) -> Iterator[Any]:
-    from jaxlib import _hlo as xla_hlo
     from jaxlib import _jax
     from jaxlib.mlir import ir as jax_ir
+
+    if _jaxlib_version() >= (0, 10):
+        from jaxlib import _hlo as xla_hlo
+    else:  # XLA's HLO classes moved to their own module in jaxlib 0.10
+        xla_hlo = _jax
 
     text = _decode_hlo(data, name)
     try:

@@ -47,10 +47,16 @@ READABLE = (
     "of XLA_FLAGS=--xla_dump_to=DIR) and serialized jax.export artifacts"
 )
 
+# The releases of jaxlib (and jax) the `jax` extra allows: from the first to before the
+# second; test_packaging.py holds pyproject.toml to them. Before 0.8.2, jaxlib cannot parse the
+# HLO dumps of later releases (their stack frame tables).
+JAXLIB_RELEASES = ((0, 8, 2), (0, 11))
+_OLDEST, _FIRST_AFTER = (".".join(map(str, release)) for release in JAXLIB_RELEASES)
+
 NEEDS_JAX = (
     "reading it takes jaxlib's MLIR and XLA: pip install 'hostoffload[jax]' (jax and jaxlib "
-    "0.10.2), or give the generic form: module.operation.get_asm(print_generic_op_form=True, "
-    "enable_debug_info=True) in Python"
+    f"{_OLDEST} or later, before {_FIRST_AFTER}), or give the generic form: "
+    "module.operation.get_asm(print_generic_op_form=True, enable_debug_info=True) in Python"
 )
 
 EMPTY = "the input is empty: there is no module to check"
@@ -148,23 +154,31 @@ def looks_like(head: bytes) -> str:
 
 # The files JAX and XLA write that hold the whole program before XLA changed it:
 # XLA_FLAGS=--xla_dump_to=DIR writes `module_NNNN.<name>.before_optimizations.txt` (HLO text,
-# the input of the passes that raise E1200) and, in a folder `module_NNNN.<name>/`, the
-# `module.mlir` it was converted from (the same program again, which is skipped);
-# JAX_DUMP_IR_TO=DIR writes `jax_irNNNN_<name>_compile.mlir` (pretty-printed StableHLO).
+# the input of the passes that raise E1200) and, in a folder of its own beside its
+# `compile_options` (`module_NNNN.<name>/`, or `<name>_<id>/` before jaxlib 0.10), the
+# `module.mlir` it was converted from (the same program again, which is skipped); XLA:CPU
+# before jaxlib 0.10 also writes the MLIR of each kernel it emits,
+# `module_NNNN.<name>.<kernel>-{pre,post}-optimization.mlir` and `-post-lowering.mlir`, which
+# are no programs of the user's; JAX_DUMP_IR_TO=DIR writes `jax_irNNNN_<name>_compile.mlir`
+# (pretty-printed StableHLO).
 _HLO_DUMP = "*.before_optimizations.txt"
 _MLIR_DUMP = "*.mlir"
-_XLA_MODULE_FOLDER = re.compile(r"module_\d+\.")
+_XLA_INPUT_FOLDER_FILES = "compile_options.*"
+_XLA_KERNEL_MLIR = re.compile(
+    r"module_\d+\..+-(pre-optimization|post-optimization|post-lowering)\.mlir"
+)
 
 
 def find_dump_files(directory: Path) -> list[Path]:
     """The files in ``directory`` and below that hostoffload checks, in path order: XLA's
     ``*.before_optimizations.txt`` and every ``*.mlir`` except the copies XLA keeps of its
-    input in its per-module folders."""
+    input in its per-module folders and the MLIR of the kernels XLA:CPU emits."""
     found = {path for path in directory.rglob(_HLO_DUMP) if path.is_file()}
     found.update(
         path
         for path in directory.rglob(_MLIR_DUMP)
         if path.is_file()
-        and not (path.parent != directory and _XLA_MODULE_FOLDER.match(path.parent.name))
+        and not _XLA_KERNEL_MLIR.fullmatch(path.name)
+        and not (path.parent != directory and any(path.parent.glob(_XLA_INPUT_FOLDER_FILES)))
     )
     return sorted(found)

@@ -7,6 +7,7 @@ real TPU lowerings of ``tools/differential/catalogue.py``, each with XLA:TPU's v
 
 from __future__ import annotations
 
+import functools
 import json
 import re
 import subprocess
@@ -14,6 +15,8 @@ import sys
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
+
+import pytest
 
 from hostoffload import Report
 from hostoffload.mlir import ir
@@ -119,3 +122,27 @@ def module_inputs() -> Iterator[tuple[str, bytes]]:
     for path in sorted((REPO_ROOT / "test" / "lit").glob("*/*.mlir")):
         for index, text in enumerate(SPLIT_MARKER.split(path.read_bytes())):
             yield f"{path.parent.name}/{path.stem}:{index}", text
+
+
+@functools.cache
+def _cpu_compiles_host_outputs() -> bool:
+    import jax
+    from jax.sharding import SingleDeviceSharding
+
+    host = SingleDeviceSharding(jax.devices("cpu")[0], memory_kind="pinned_host")
+    state = jax.ShapeDtypeStruct((4,), jax.numpy.float32, sharding=host)
+    try:
+        jax.jit(lambda x: x * 2, out_shardings=host).lower(state).compile()
+    except jax.errors.JaxRuntimeError:
+        return False
+    return True
+
+
+@pytest.fixture
+def cpu_host_memory() -> None:
+    """Skips a test that compiles or runs programs with arrays in host memory on CPU, which
+    XLA:CPU does from jaxlib 0.10 on: before, it has no implementation of the placement
+    custom call (``No registered implementation for untyped custom call to
+    annotate_device_placement for Host``) and keeps results in device memory."""
+    if not _cpu_compiles_host_outputs():
+        pytest.skip("this jaxlib's XLA:CPU does not place arrays in host memory (jaxlib < 0.10)")

@@ -530,6 +530,22 @@ def test_export_needs_jax(jaxlib_only: dict[str, str]) -> None:
     assert "pip install 'hostoffload[jax]'" in api.stdout
 
 
+def test_a_jaxlib_older_than_the_jax_extra_allows_is_named(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(_convert, "_jaxlib_release", lambda: "0.8.1")
+    path = INPUTS / "step.pretty.mlir"
+    with pytest.raises(InputError) as caught:
+        check(path)
+    (diagnostic,) = caught.value.diagnostics
+    assert diagnostic.message == (
+        f"the input is {Form.PRETTY.value}; reading it takes jaxlib's MLIR and XLA: pip "
+        "install 'hostoffload[jax]' (jax and jaxlib 0.8.2 or later, before 0.11), or give the "
+        "generic form: module.operation.get_asm(print_generic_op_form=True, "
+        "enable_debug_info=True) in Python (this is jaxlib 0.8.1)"
+    )
+
+
 def test_export_without_flatbuffers_says_what_to_install(
     tmp_path_factory: pytest.TempPathFactory,
 ) -> None:
@@ -625,7 +641,6 @@ def test_input_index(arguments: list[str], index: int | None) -> None:
 
 def test_find_dump_files(tmp_path: Path) -> None:
     xla = tmp_path / "xla"
-    (xla / "module_0001.jit_step").mkdir(parents=True)
     wanted = [
         xla / "module_0001.jit_step.before_optimizations.txt",
         tmp_path / "jax" / "jax_ir0000_jit_step_compile.mlir",
@@ -633,7 +648,14 @@ def test_find_dump_files(tmp_path: Path) -> None:
     ignored = [
         xla / "module_0001.jit_step.cpu_after_optimizations.txt",
         xla / "module_0001.jit_step" / "module.mlir",
+        xla / "module_0001.jit_step" / "compile_options.textproto",
         xla / "module_0001.jit_step.ir-no-opt.ll",
+        # As jaxlib 0.8 and 0.9 write them: the input's folder, XLA:CPU's kernels.
+        xla / "jit_step_1796622085646" / "module.mlir",
+        xla / "jit_step_1796622085646" / "compile_options.pb",
+        xla / "module_0001.jit_step.multiply_add_fusion_kernel_module-pre-optimization.mlir",
+        xla / "module_0001.jit_step.multiply_add_fusion_kernel_module-post-optimization.mlir",
+        xla / "module_0001.jit_step.__compute_module_wrapped_subtract-post-lowering.mlir",
     ]
     for path in wanted + ignored:
         path.parent.mkdir(parents=True, exist_ok=True)
@@ -641,6 +663,11 @@ def test_find_dump_files(tmp_path: Path) -> None:
     assert find_dump_files(tmp_path) == sorted(wanted)
     # The per-module folder given itself: its module.mlir is what there is to check.
     assert find_dump_files(xla / "module_0001.jit_step") == [ignored[1]]
+    # A module.mlir in a folder of the user's, without XLA's compile options beside it.
+    mine = tmp_path / "mine" / "module.mlir"
+    mine.parent.mkdir()
+    mine.write_text("x")
+    assert find_dump_files(tmp_path) == sorted([*wanted, mine])
 
 
 def test_a_real_xla_dump_directory_is_checked(tmp_path: Path) -> None:

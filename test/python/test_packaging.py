@@ -4,11 +4,13 @@ tools/build_wheel.sh builds, repairs (manylinux) and smoke-tests a wheel in a fr
 takes minutes, so the suite checks its syntax only, and docs/python-api.md says how to run it.
 """
 
+import re
 import subprocess
 from importlib.metadata import distribution, entry_points
 
 from conftest import REPO_ROOT
 
+from hostoffload._forms import JAXLIB_RELEASES
 from hostoffload.codes import help_uri
 
 
@@ -48,3 +50,13 @@ def test_build_wheel_script_parses() -> None:
     script = REPO_ROOT / "tools" / "build_wheel.sh"
     result = subprocess.run(["bash", "-n", script], capture_output=True, text=True)
     assert (result.returncode, result.stderr) == (0, "")
+
+
+def test_the_jax_extra_allows_the_releases_the_converter_reads() -> None:
+    requirements = distribution("hostoffload").requires or []
+    extra = [r for r in requirements if re.search(r"""extra\s*==\s*["']jax["']""", r)]
+    oldest, first_after = (".".join(map(str, release)) for release in JAXLIB_RELEASES)
+    for package in ("jax", "jaxlib"):
+        (requirement,) = [r for r in extra if re.match(rf"{package}[<>=\s]", r)]
+        bounds = set(re.findall(r"([<>]=?)\s*([\d.]+)", requirement.split(";")[0]))
+        assert bounds == {(">=", oldest), ("<", first_after)}, requirement

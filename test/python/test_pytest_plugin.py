@@ -39,6 +39,7 @@ def tests(pytester: pytest.Pytester) -> pytest.Pytester:
     return pytester
 
 
+@pytest.mark.usefixtures("cpu_host_memory")
 def test_with_the_option_a_mismatch_fails_its_test(tests: pytest.Pytester) -> None:
     result = tests.runpytest_subprocess("--hostoffload", "-p", "no:cacheprovider")
     result.assert_outcomes(passed=2, failed=1)
@@ -56,6 +57,7 @@ def test_with_the_option_a_mismatch_fails_its_test(tests: pytest.Pytester) -> No
     )
 
 
+@pytest.mark.usefixtures("cpu_host_memory")
 def test_ignore_and_strict_options(tests: pytest.Pytester) -> None:
     ignoring = tests.runpytest_subprocess(
         "--hostoffload", "--hostoffload-ignore", "E1200", "-p", "no:cacheprovider"
@@ -69,6 +71,7 @@ def test_ignore_and_strict_options(tests: pytest.Pytester) -> None:
     strict.stdout.fnmatch_lines(["*error: HOE101: *"])
 
 
+@pytest.mark.usefixtures("cpu_host_memory")
 def test_without_the_option_nothing_is_checked(tests: pytest.Pytester) -> None:
     result = tests.runpytest_subprocess("-p", "no:cacheprovider")
     result.assert_outcomes(passed=3)

@@ -118,6 +118,7 @@ def test_real_arrays_in_mixed_memory_spaces_fail_at_trace_time() -> None:
         jax.jit(lambda a, b: a + b)(on_host, on_device)
 
 
+@pytest.mark.usefixtures("cpu_host_memory")
 def test_a_real_host_array_keeps_its_result_in_host_memory() -> None:
     on_host = jax.device_put(jax.numpy.ones(8), on("pinned_host"))
     assert jax.jit(lambda x: x * 2)(on_host).sharding.memory_kind == "pinned_host"

@@ -61,6 +61,7 @@ def test_jit_calls_are_checked() -> None:
     assert [f.code for f in caught.value.report.errors] == ["HOE101"]
 
 
+@pytest.mark.usefixtures("cpu_host_memory")
 def test_programs_without_errors_compile_and_run() -> None:
     with hostoffload.watch() as watcher:
         out_shardings = (HOST, HOST)
