@@ -47,6 +47,10 @@ _HLO_PARSE_ERROR = re.compile(r"was parsing (\d+):(\d+): error: ([^\n]*)")
 _CRASH_REASON = re.compile(r"Check failed|what\(\)|error:")
 _GLOG_PREFIX = re.compile(r"^[FEWI]\d{4} [\d:.]+\s+\d+ [\w.]+:\d+\] ")
 
+# The jaxlib release that moved XLA's HLO classes into `jaxlib._hlo` and made
+# `deserialize_portable_artifact` return a module in a context it is given, not the module's text.
+_JAXLIB_HLO_MODULE = (0, 10)
+
 _FRONTEND_ATTRS = "mhlo.frontend_attributes"
 _MEMORY_SPACE_KEYS = ("arg_memory_spaces", "out_memory_spaces")
 
@@ -168,7 +172,7 @@ def _portable_module(data: bytes, name: str | None) -> Iterator[Any]:
 
     with _jaxlib_context() as context:
         try:
-            if _jaxlib_version() >= (0, 10):
+            if _jaxlib_version() >= _JAXLIB_HLO_MODULE:
                 module = _jax.mlir.deserialize_portable_artifact(data, context)
             else:  # it returns the module's text, with its debug information
                 text = _jax.mlir.deserialize_portable_artifact(data)
@@ -222,9 +226,9 @@ def _hlo_module(data: bytes, name: str | None, file_name: str) -> Iterator[Any]:
     from jaxlib import _jax
     from jaxlib.mlir import ir as jax_ir
 
-    if _jaxlib_version() >= (0, 10):
+    if _jaxlib_version() >= _JAXLIB_HLO_MODULE:
         from jaxlib import _hlo as xla_hlo
-    else:  # XLA's HLO classes moved to their own module in jaxlib 0.10
+    else:
         xla_hlo = _jax
 
     text = _decode_hlo(data, name)
