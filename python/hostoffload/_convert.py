@@ -108,8 +108,8 @@ def _jaxlib_release() -> str:
 
 
 def _jaxlib_version() -> tuple[int, ...]:
-    """jaxlib's (major, minor, patch) version, for the few calls whose form changed between
-    the releases the ``jax`` extra allows."""
+    """jaxlib's (major, minor, patch) version: for the oldest release the converter reads, and
+    the few calls whose form changed between the releases the ``jax`` extra allows."""
     return tuple(int(part) for part in re.findall(r"\d+", _jaxlib_release())[:3])
 
 

@@ -51,11 +51,11 @@ READABLE = (
 # second; test_packaging.py holds pyproject.toml to them. Before 0.8.2, jaxlib cannot parse the
 # HLO dumps of later releases (their stack frame tables).
 JAXLIB_RELEASES = ((0, 8, 2), (0, 11))
-_OLDEST, _FIRST_AFTER = (".".join(map(str, release)) for release in JAXLIB_RELEASES)
+OLDEST_JAXLIB, FIRST_JAXLIB_AFTER = (".".join(map(str, release)) for release in JAXLIB_RELEASES)
 
 NEEDS_JAX = (
     "reading it takes jaxlib's MLIR and XLA: pip install 'hostoffload[jax]' (jax and jaxlib "
-    f"{_OLDEST} or later, before {_FIRST_AFTER}), or give the generic form: "
+    f"{OLDEST_JAXLIB} or later, before {FIRST_JAXLIB_AFTER}), or give the generic form: "
     "module.operation.get_asm(print_generic_op_form=True, enable_debug_info=True) in Python"
 )
 
