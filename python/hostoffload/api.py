@@ -2,18 +2,18 @@
 
 from __future__ import annotations
 
+import dataclasses
 import gc
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from typing import Any, Literal
+from typing import Any
 
 from hostoffload import _errors, _source
 from hostoffload.diagnostic import InputError, locations_from_json
 from hostoffload.mlir import passmanager
 from hostoffload.mlir._mlir_libs import _hostoffload
+from hostoffload.platforms import Platform, platform_named
 from hostoffload.report import REPORT_CLASSES, Report, Strategy
-
-Platform = Literal["tpu", "cuda"]
 
 
 def check(
@@ -84,8 +84,7 @@ def check_jax(
     ``annotate_device_placement`` calls that ``jax.device_put(x, jax.memory.Space.Host)``
     puts inside ``jit``, and with them the moves to host and every E1200 they cause.
     """
-    if platform not in ("tpu", "cuda"):
-        raise ValueError(f"platform must be 'tpu' or 'cuda', not {platform!r}")
+    platform = platform_named(platform)
     import jax
 
     if isinstance(fn, jax.stages.Wrapped):
@@ -97,7 +96,8 @@ def check_jax(
         jitted = fn
     else:
         jitted = jax.jit(fn, **jit_kwargs)
-    return check(jitted.trace(*args).lower(lowering_platforms=(platform,)))
+    report = check(jitted.trace(*args).lower(lowering_platforms=(platform,)))
+    return dataclasses.replace(report, platform=platform)
 
 
 def fix(source: object, strategy: Strategy = "host", *, entry: str | None = None) -> str:

@@ -1,17 +1,26 @@
 """Check every program JAX compiles, before XLA compiles it.
 
-:class:`watch` is a context manager and a decorator. While one is active, every module JAX
+:class:`watch` is a context manager and a decorator. While one is active, every program JAX
 hands to XLA (a ``jax.jit`` call that compiles, ``.lower(...).compile()``) is checked first;
-a module with errors raises :class:`MismatchError` instead of being compiled
+a program with errors raises :class:`MismatchError` instead of being compiled
 (``action="error"``), or warns with :class:`MismatchWarning` and compiles
 (``action="warn"``), or is only recorded in :attr:`watch.mismatches` (``action="record"``).
 ``HOSTOFFLOAD_WATCH=error`` (or ``1``) or ``=warn`` in the environment starts one for the whole
-process when ``hostoffload`` is imported; ``hostoffload run SCRIPT`` runs a script under one.
+process, in any Python program (a start-up hook installed with the package reads it);
+``hostoffload run SCRIPT`` runs a script under one.
 
-The hook is ``jax._src.compiler.compile_or_get_cached``, the one function through which
-every compilation of a lowered JAX program reaches XLA (and the persistent compilation cache),
-for ``jit`` calls and ``Lowered.compile`` alike; it receives the StableHLO module as JAX will
-compile it. It is private to JAX, so :func:`install` fails with a clear error when it is gone.
+What is checked is the lowering for the platform that offloads. When JAX compiles for TPU or
+GPU, that is the module it compiles. When it compiles for CPU (CI, a laptop), it is not: JAX
+drops every ``jax.device_put`` between memories inside ``jit`` when it lowers for CPU, so the
+CPU module both misses and invents E1200s. The same computation is then lowered again for
+``platform`` (TPU unless told otherwise, ``HOSTOFFLOAD_PLATFORM``), and that lowering is
+checked; the report names it (:attr:`Report.platform`).
+
+The hooks are private to JAX: ``pxla.lower_sharding_computation``, through which ``jit``
+lowers (to lower the same computation again), ``pxla.MeshComputation.compile``, through which
+``jit`` calls and ``Lowered.compile`` compile, and ``compiler.compile_or_get_cached``, which
+every compilation reaches (the other programs, such as ``pmap``'s, are checked there as JAX
+compiles them). :func:`install` fails with a clear error when one is gone.
 """
 
 from __future__ import annotations
@@ -28,10 +37,18 @@ import warnings
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from types import ModuleType, TracebackType
-from typing import Any, Literal, TypeVar
+from typing import TYPE_CHECKING, Any, Literal, TypeVar
 
-from hostoffload.diagnostic import InputError
-from hostoffload.report import Report
+from hostoffload.platforms import (
+    DEFAULT_PLATFORM,
+    OFFLOADING_PLATFORMS,
+    Platform,
+    chosen_platform,
+    platform_named,
+)
+
+if TYPE_CHECKING:
+    from hostoffload.report import Report
 
 Action = Literal["error", "warn", "record"]
 ACTIONS: tuple[Action, ...] = ("error", "warn", "record")
@@ -40,57 +57,69 @@ ENVIRONMENT_VARIABLE = "HOSTOFFLOAD_WATCH"
 # The values of HOSTOFFLOAD_WATCH and the action each starts; empty or "0" starts none.
 ENVIRONMENT_ACTIONS: dict[str, Action] = {"1": "error", "error": "error", "warn": "warn"}
 
-HOOKED_MODULE = "jax._src.compiler"
-HOOKED_FUNCTION = "compile_or_get_cached"
+COMPILER_MODULE = "jax._src.compiler"
+COMPILE_FUNCTION = "compile_or_get_cached"
+LOWERING_MODULE = "jax._src.interpreters.pxla"
+LOWER_FUNCTION = "lower_sharding_computation"
+COMPUTATION_CLASS = "MeshComputation"
+# Imported last of the three by JAX; the hooks go in when it has been imported.
+HOOKED_MODULE = LOWERING_MODULE
+
+# The attribute of a MeshComputation that lowers its computation again for another platform.
+_LOWER_FOR = "_hostoffload_lower_for"
 
 _Function = TypeVar("_Function", bound=Callable[..., Any])
 
 
-class MismatchError(Exception):
+class _Mismatch:
+    """The body :class:`MismatchError` and :class:`MismatchWarning` share."""
+
+    def __init__(self, report: Report, outputs: Sequence[str] | None = None) -> None:
+        self.report = report
+        self.outputs = tuple(outputs) if outputs is not None else None
+        super().__init__(report.to_text(jax_fix=True, outputs=outputs))
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (type(self), (self.report, self.outputs))
+
+
+class MismatchError(_Mismatch, Exception):
     """A program JAX was about to compile fails the host-offload check; ``report`` says why.
 
     ``outputs`` are the ``jax.result_info`` paths of the program's outputs, when known, for
     the message's ``out_shardings`` fix (:meth:`Report.jax_fix`).
     """
 
-    def __init__(self, report: Report, outputs: Sequence[str] | None = None) -> None:
-        self.report = report
-        self.outputs = tuple(outputs) if outputs is not None else None
-        super().__init__(report.to_text(jax_fix=True, outputs=outputs))
 
-    def __reduce__(self) -> tuple[Any, ...]:
-        return (type(self), (self.report, self.outputs))
-
-
-class MismatchWarning(UserWarning):
+class MismatchWarning(_Mismatch, UserWarning):
     """:class:`MismatchError` as a warning, for ``watch(action="warn")``."""
-
-    def __init__(self, report: Report, outputs: Sequence[str] | None = None) -> None:
-        self.report = report
-        self.outputs = tuple(outputs) if outputs is not None else None
-        super().__init__(report.to_text(jax_fix=True, outputs=outputs))
-
-    def __reduce__(self) -> tuple[Any, ...]:
-        return (type(self), (self.report, self.outputs))
 
 
 class watch:  # Lower case: it reads as a function, ``with hostoffload.watch():``.
     """Checks every program JAX compiles while active; see the module's documentation.
 
     ``strict`` and ``ignore`` are those of :func:`hostoffload.check` and ``--ignore``;
-    ``mismatches`` holds a :class:`MismatchError` for every module that had errors (after
-    ``ignore``), in the order JAX compiled them, whatever the action; ``reports`` their
-    reports. Watches nest: the innermost active one decides.
+    ``platform`` is the platform whose lowering is checked when JAX compiles for one whose
+    XLA does not offload (CPU): ``"tpu"`` (default) or ``"cuda"``. ``mismatches`` holds a
+    :class:`MismatchError` for every program that had errors (after ``ignore``), in the order
+    JAX compiled them, whatever the action; ``reports`` their reports. Watches nest: the
+    innermost active one decides.
     """
 
     def __init__(
-        self, action: Action = "error", *, strict: bool = False, ignore: Sequence[str] = ()
+        self,
+        action: Action = "error",
+        *,
+        strict: bool = False,
+        ignore: Sequence[str] = (),
+        platform: Platform = DEFAULT_PLATFORM,
     ) -> None:
         if action not in ACTIONS:
             raise ValueError(f"action must be one of {', '.join(ACTIONS)}, not {action!r}")
         self.action = action
         self.strict = strict
         self.ignore = frozenset(ignore)
+        self.platform = platform_named(platform)
         self.mismatches: list[MismatchError] = []
 
     @property
@@ -115,7 +144,8 @@ class watch:  # Lower case: it reads as a function, ``with hostoffload.watch():`
     def __call__(self, function: _Function) -> _Function:
         @functools.wraps(function)
         def watched(*args: Any, **kwargs: Any) -> Any:
-            with watch(self.action, strict=self.strict, ignore=self.ignore) as inner:
+            options = {"strict": self.strict, "ignore": self.ignore, "platform": self.platform}
+            with watch(self.action, **options) as inner:
                 try:
                     return function(*args, **kwargs)
                 finally:
@@ -123,65 +153,148 @@ class watch:  # Lower case: it reads as a function, ``with hostoffload.watch():`
 
         return watched  # type: ignore[return-value]
 
-    def inspect(self, module: Any) -> None:
-        """Checks one jaxlib module before XLA compiles it, and acts on its errors."""
+    def inspect(self, module: Any, platform: str | None = None) -> MismatchError | None:
+        """Checks one jaxlib module, lowered for ``platform``, before XLA compiles it; warns
+        or records as the action says, and returns the error to raise for ``"error"``."""
+        # Imported here: the start-up hook imports this module in every watched process.
+        from hostoffload.diagnostic import InputError
+
         name = _module_name(module)
         try:
-            report = _check(module, self.strict, name)
+            report = _check(module, self.strict, name, platform)
             outputs = output_paths(module)
         except InputError as error:
             # Never keep a program from compiling because we could not read it.
-            message = f"hostoffload could not check {name}: {error}"
-            warnings.warn(message, stacklevel=_caller_stacklevel())
-            return
+            _warn_unchecked(name, str(error))
+            return None
         report = report.ignoring(self.ignore)
         if report.ok:
-            return
+            return None
         mismatch = MismatchError(report, outputs)
         self.mismatches.append(mismatch)
-        if self.action == "error":
-            raise mismatch
         if self.action == "warn":
             warnings.warn(MismatchWarning(report, outputs), stacklevel=_caller_stacklevel())
+        return mismatch if self.action == "error" else None
+
+    def inspect_computation(self, computation: Any) -> MismatchError | None:
+        """Checks a ``MeshComputation`` about to be compiled: its module when it was lowered
+        for a platform that offloads, else the same computation lowered for ``platform``."""
+        platforms = tuple(getattr(computation, "_platforms", ()) or ())
+        if any(platform in OFFLOADING_PLATFORMS for platform in platforms):
+            return self.inspect(computation.stablehlo(), platforms[0])
+        name = _module_name(computation.stablehlo())
+        lower_for = getattr(computation, _LOWER_FOR, None)
+        if lower_for is None:
+            _warn_unchecked(
+                name,
+                f"it was lowered for {', '.join(platforms) or 'an unknown platform'} before "
+                f"hostoffload was watching, and cannot be lowered for {self.platform}",
+            )
+            return None
+        try:
+            module = lower_for(self.platform)
+        except Exception as error:  # JAX's own error for what it cannot lower there.
+            _warn_unchecked(
+                name,
+                f"JAX cannot lower it for {self.platform}: {type(error).__name__}: {error}",
+            )
+            return None
+        return self.inspect(module, self.platform)
 
 
 _lock = threading.Lock()
 _active: list[watch] = []
-_original: Callable[..., Any] | None = None
+_installed = False
+# Set while a MeshComputation's compile runs, whose program has been checked already: the
+# compile function below it then checks nothing.
+_compiling = threading.local()
+
+
+def _current() -> watch | None:
+    with _lock:
+        return _active[-1] if _active else None
 
 
 def install() -> None:
-    """Puts the hook in place (once); it does nothing while no :class:`watch` is active."""
-    global _original
+    """Puts the hooks in place (once); they do nothing while no :class:`watch` is active."""
+    global _installed
     with _lock:
-        if _original is not None:
+        if _installed:
             return
         try:
             import jax._src.compiler as compiler
+            import jax._src.interpreters.pxla as pxla
+            from jax._src import pjit, traceback_util
         except ImportError as error:
             raise RuntimeError(f"hostoffload.watch needs jax: {error}") from None
-        original = getattr(compiler, HOOKED_FUNCTION, None)
-        if original is None:
-            raise RuntimeError(
-                f"hostoffload.watch cannot hook this JAX ({_jax_version()}): "
-                f"{HOOKED_MODULE}.{HOOKED_FUNCTION} is gone; see docs/jax.md for the "
-                "versions it is tested with"
-            )
+        original_compile_or_get_cached = _hooked(compiler, COMPILER_MODULE, COMPILE_FUNCTION)
+        original_lower = _hooked(pxla, LOWERING_MODULE, LOWER_FUNCTION)
+        computation_class = _hooked(pxla, LOWERING_MODULE, COMPUTATION_CLASS)
+        original_compile = computation_class.compile
 
-        @functools.wraps(original)
-        def checked_compile(backend: Any, computation: Any, *args: Any, **kwargs: Any) -> Any:
-            with _lock:
-                current = _active[-1] if _active else None
-            if current is not None:
-                current.inspect(computation)
-            return original(backend, computation, *args, **kwargs)
+        @functools.wraps(original_lower)
+        def lower_and_remember(*args: Any, **kwargs: Any) -> Any:
+            computation = original_lower(*args, **kwargs)
 
-        setattr(compiler, HOOKED_FUNCTION, checked_compile)
-        _original = original
+            def lower_for(platform: str) -> Any:
+                again = original_lower(*args, **{**kwargs, "lowering_platforms": (platform,)})
+                return again.stablehlo()
+
+            setattr(computation, _LOWER_FOR, lower_for)
+            return computation
+
+        @functools.wraps(original_compile)
+        def checked_compile(self: Any, *args: Any, **kwargs: Any) -> Any:
+            current = _current()
+            if current is None:
+                return original_compile(self, *args, **kwargs)
+            mismatch = current.inspect_computation(self)
+            if mismatch is not None:
+                raise mismatch
+            _compiling.active = True
+            try:
+                return original_compile(self, *args, **kwargs)
+            finally:
+                _compiling.active = False
+
+        @functools.wraps(original_compile_or_get_cached)
+        def checked_compile_or_get_cached(
+            backend: Any, computation: Any, *args: Any, **kwargs: Any
+        ) -> Any:
+            current = _current()
+            if current is not None and not getattr(_compiling, "active", False):
+                mismatch = current.inspect(computation, getattr(backend, "platform", None))
+                if mismatch is not None:
+                    raise mismatch
+            return original_compile_or_get_cached(backend, computation, *args, **kwargs)
+
+        setattr(compiler, COMPILE_FUNCTION, checked_compile_or_get_cached)
+        setattr(pxla, LOWER_FUNCTION, lower_and_remember)
+        computation_class.compile = checked_compile
+        # jit keeps the computations it lowered before: without the hook, those could not be
+        # lowered again for the platform that offloads.
+        cached_lowerings = getattr(pjit, "_pjit_lower", None)
+        if cached_lowerings is not None and hasattr(cached_lowerings, "cache_clear"):
+            cached_lowerings.cache_clear()
+        # JAX leaves the frames of excluded paths out of the tracebacks of errors raised
+        # through its API: a MismatchError then points at the user's jit call.
+        traceback_util.register_exclusion(str(Path(__file__).parent))
+        _installed = True
+
+
+def _hooked(module: ModuleType, module_name: str, name: str) -> Any:
+    found = getattr(module, name, None)
+    if found is None:
+        raise RuntimeError(
+            f"hostoffload.watch cannot hook this JAX ({_jax_version()}): "
+            f"{module_name}.{name} is gone; see docs/jax.md for the versions it is tested with"
+        )
+    return found
 
 
 def start_from_environment() -> watch | None:
-    """Starts the watch ``HOSTOFFLOAD_WATCH`` asks for, for the rest of the process."""
+    """Starts the watch ``HOSTOFFLOAD_WATCH`` asks for, for the rest of the process, on the
+    platform ``HOSTOFFLOAD_PLATFORM`` names (TPU by default)."""
     value = os.environ.get(ENVIRONMENT_VARIABLE, "").strip().lower()
     if value in ("", "0"):
         return None
@@ -193,20 +306,25 @@ def start_from_environment() -> watch | None:
             stacklevel=2,
         )
         return None
-    started = watch(action)
+    try:
+        platform = chosen_platform()
+    except ValueError as error:
+        warnings.warn(f"{error}: not watching", stacklevel=2)
+        return None
+    started = watch(action, platform=platform)
     with _lock:
         _active.append(started)
     if HOOKED_MODULE in sys.modules:
         install()
     else:
         # Importing JAX here would slow down every program that imports hostoffload without
-        # compiling anything (offload-opt among them): the hook goes in when JAX is imported.
+        # compiling anything (offload-opt among them): the hooks go in when JAX is imported.
         sys.meta_path.insert(0, _InstallWhenImported())
     return started
 
 
 class _InstallWhenImported(importlib.abc.MetaPathFinder):
-    """Calls :func:`install` right after JAX's compiler module has been imported."""
+    """Calls :func:`install` right after JAX's lowering module has been imported."""
 
     def find_spec(
         self, name: str, path: Sequence[str] | None, target: ModuleType | None = None
@@ -244,11 +362,16 @@ def output_paths(module: Any) -> tuple[str, ...] | None:
     return None
 
 
-def _check(module: Any, strict: bool, name: str) -> Report:
+def _check(module: Any, strict: bool, name: str, platform: str | None) -> Report:
     # Imported here: hostoffload.api loads MLIR, which importing this module must not.
     from hostoffload import api
 
-    return dataclasses.replace(api.check(module, strict=strict), source=name)
+    report = api.check(module, strict=strict)
+    return dataclasses.replace(report, source=name, platform=platform)
+
+
+def _warn_unchecked(name: str, why: str) -> None:
+    warnings.warn(f"hostoffload could not check {name}: {why}", stacklevel=_caller_stacklevel())
 
 
 def _caller_stacklevel() -> int:

@@ -9,9 +9,12 @@ given (no jax, no MLIR).
 from __future__ import annotations
 
 from collections.abc import Generator
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pytest
+
+if TYPE_CHECKING:
+    from hostoffload.platforms import Platform
 
 OPTION = "--hostoffload"
 PLUGIN_NAME = "hostoffload-checker"
@@ -32,6 +35,13 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         help="with --hostoffload, leave out the findings of CODE (repeatable)",
     )
     group.addoption(
+        "--hostoffload-platform",
+        default=None,
+        metavar="PLATFORM",
+        help="with --hostoffload, the lowering checked when JAX compiles for CPU: tpu "
+        "(default, or $HOSTOFFLOAD_PLATFORM) or cuda",
+    )
+    group.addoption(
         "--hostoffload-strict",
         action="store_true",
         help="with --hostoffload, device compute on host memory is error HOE101",
@@ -42,26 +52,33 @@ def pytest_configure(config: pytest.Config) -> None:
     if not config.getoption(OPTION):
         return
     from hostoffload.codes import code_named
+    from hostoffload.platforms import chosen_platform
 
     try:
         ignore = tuple(code_named(code) for code in config.getoption("--hostoffload-ignore"))
     except ValueError as error:
         raise pytest.UsageError(f"--hostoffload-ignore: {error}") from None
-    checker = _checker(ignore=ignore, strict=config.getoption("--hostoffload-strict"))
+    try:
+        platform = chosen_platform(config.getoption("--hostoffload-platform"))
+    except ValueError as error:
+        raise pytest.UsageError(f"--hostoffload-platform: {error}") from None
+    strict = config.getoption("--hostoffload-strict")
+    checker = _checker(ignore=ignore, strict=strict, platform=platform)
     config.pluginmanager.register(checker, PLUGIN_NAME)
 
 
-def _checker(*, ignore: tuple[str, ...], strict: bool) -> object:
+def _checker(*, ignore: tuple[str, ...], strict: bool, platform: Platform) -> object:
     """The plugin object that watches each test's call (not its fixtures) and fails it on any
-    program with errors. Its class is made here, not when this module is imported: the
-    new-style hook wrapper needs pytest 8, which only ``--hostoffload`` should require."""
+    program whose lowering for ``platform`` has errors. Its class is made here, not when this
+    module is imported: the new-style hook wrapper needs pytest 8, which only ``--hostoffload``
+    should require."""
 
     class Checker:
         @pytest.hookimpl(wrapper=True)
         def pytest_runtest_call(self, item: pytest.Item) -> Generator[None, Any, Any]:
             from hostoffload.compile_hook import watch
 
-            with watch("record", strict=strict, ignore=ignore) as watcher:
+            with watch("record", strict=strict, ignore=ignore, platform=platform) as watcher:
                 try:
                     result = yield
                 except BaseException as error:

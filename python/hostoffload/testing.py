@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any
 from hostoffload.report import Report
 
 if TYPE_CHECKING:
-    from hostoffload.api import Platform
+    from hostoffload.platforms import Platform
 
 
 def assert_no_mismatch(

@@ -35,7 +35,7 @@ def test_a_mismatch_fails_with_the_report() -> None:
     assert lines[0].startswith(f"{__file__}:")
     assert ": error: E1200: " in lines[0] and 'output 0 ("result[0]")' in lines[0]
     assert sum(": error: E1200: " in line for line in lines) == 2
-    assert "@main: 2 errors, 1 warning" in message
+    assert "@main (TPU lowering): 2 errors, 1 warning" in message
     # One out_shardings for the whole function.
     assert "    out_shardings=(host, host)" in lines
 

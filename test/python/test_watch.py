@@ -17,7 +17,8 @@ import pytest
 from conftest import REPO_ROOT
 
 import hostoffload
-from hostoffload.compile_hook import HOOKED_FUNCTION, HOOKED_MODULE, MismatchWarning
+from hostoffload import compile_hook
+from hostoffload.compile_hook import MismatchWarning
 
 jax = pytest.importorskip("jax")
 import jax.numpy as jnp  # noqa: E402
@@ -112,12 +113,64 @@ def test_inner_watch_decides_and_nothing_is_checked_after() -> None:
     assert jax.jit(lambda x: x * 13).lower(STATE).compile() is not None
 
 
-def test_the_hook_wraps_what_jax_calls_to_compile() -> None:
+def test_the_hooks_wrap_what_jax_calls_to_lower_and_compile() -> None:
     import importlib
 
-    hostoffload.compile_hook.install()
-    hooked = getattr(importlib.import_module(HOOKED_MODULE), HOOKED_FUNCTION)
-    assert hooked.__wrapped__.__module__ == HOOKED_MODULE
+    compile_hook.install()
+    compiler = importlib.import_module(compile_hook.COMPILER_MODULE)
+    hooked = getattr(compiler, compile_hook.COMPILE_FUNCTION)
+    assert hooked.__wrapped__.__module__ == compile_hook.COMPILER_MODULE
+    lowering = importlib.import_module(compile_hook.LOWERING_MODULE)
+    hooked = getattr(lowering, compile_hook.LOWER_FUNCTION)
+    assert hooked.__wrapped__.__module__ == compile_hook.LOWERING_MODULE
+    computation = getattr(lowering, compile_hook.COMPUTATION_CLASS)
+    assert computation.compile.__wrapped__.__module__ == compile_hook.LOWERING_MODULE
+
+
+def test_the_lowering_for_tpu_is_checked_not_the_cpu_one() -> None:
+    # The state moves to device, is updated there and moves back: XLA:TPU compiles this.
+    # JAX drops both moves when it lowers for CPU, where the update then reads as device
+    # compute on host memory returned to a device output (E1200).
+    def sgd(params: Any, state: Any) -> Any:
+        state = jax.device_put(state, jax.memory.Space.Device)
+        state = 0.9 * state + params
+        return params - 0.1 * state, jax.device_put(state, jax.memory.Space.Host)
+
+    params = jax.ShapeDtypeStruct((4,), jnp.float32, sharding=SingleDeviceSharding(CPU))
+    cpu_lowering = jax.jit(sgd).trace(params, STATE).lower()
+    assert not hostoffload.check(cpu_lowering).ok
+    with hostoffload.watch() as watcher:
+        assert jax.jit(sgd).trace(params, STATE).lower().compile() is not None
+    assert watcher.mismatches == []
+
+
+@pytest.mark.parametrize("platform", ["tpu", "cuda"])
+def test_the_report_names_the_platform_checked(
+    platform: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    with hostoffload.watch("record", platform=platform) as watcher:  # type: ignore[arg-type]
+        jax.jit(lambda x: x * 17).lower(STATE).compile()
+    (report,) = watcher.reports
+    assert report.platform == platform
+    assert f"@main ({platform.upper()} lowering): 1 error" in str(watcher.mismatches[0])
+    with pytest.raises(ValueError, match="platform must be 'tpu' or 'cuda', not 'cpu'"):
+        hostoffload.watch(platform="cpu")  # type: ignore[arg-type]
+
+
+def test_a_program_jax_cannot_lower_for_the_platform_warns_and_compiles() -> None:
+    # JAX lowers a host callback only for the platform of the client it runs on.
+    def with_callback(x: Any) -> Any:
+        return jax.pure_callback(lambda v: v, jax.ShapeDtypeStruct((4,), jnp.float32), x)
+
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        with hostoffload.watch() as watcher:
+            jax.jit(with_callback).lower(jnp.zeros(4)).compile()
+    assert watcher.mismatches == []
+    messages = [str(w.message) for w in caught]
+    assert any(
+        "could not check jit_with_callback: JAX cannot lower it for tpu" in m for m in messages
+    ), messages
 
 
 def test_bad_action() -> None:
@@ -176,6 +229,70 @@ def test_environment_variable_before_jax_is_imported() -> None:
     )
     assert result.returncode == 0, result.stderr
     assert result.stdout.strip() == "stopped: ['E1200']"
+
+
+UNWATCHED_SCRIPT = """\
+import sys
+
+import jax
+import jax.numpy as jnp
+from jax.sharding import SingleDeviceSharding
+
+host = SingleDeviceSharding(jax.devices("cpu")[0], memory_kind="pinned_host")
+state = jax.ShapeDtypeStruct((4,), jnp.float32, sharding=host)
+jax.jit(lambda x: x * 2).lower(state).compile()
+print("compiled")
+"""
+
+
+def test_environment_variable_watches_a_script_that_never_imports_hostoffload() -> None:
+    # The start-up hook installed with the package (hostoffload-watch.pth) starts the watch.
+    watched = subprocess.run(
+        [sys.executable, "-c", UNWATCHED_SCRIPT],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env={**os.environ, "HOSTOFFLOAD_WATCH": "error"},
+    )
+    assert watched.returncode == 1
+    assert "hostoffload.compile_hook.MismatchError" in watched.stderr
+    assert "@main (TPU lowering): 1 error" in watched.stderr
+    assert "compiled" not in watched.stdout
+
+
+def test_without_the_environment_variable_nothing_is_imported_at_start_up() -> None:
+    code = "import sys; print(sorted(m for m in sys.modules if m.split('.')[0] in NAMES))"
+    code = code.replace("NAMES", "('hostoffload', 'jax')")
+    environment = {key: value for key, value in os.environ.items() if key != "HOSTOFFLOAD_WATCH"}
+    result = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, timeout=60, env=environment
+    )
+    assert result.stdout.strip() == "[]"
+    watched = subprocess.run(
+        [sys.executable, "-c", code],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        env={**environment, "HOSTOFFLOAD_WATCH": "error"},
+    )
+    # Watching imports hostoffload's hook, and JAX only when the script does.
+    assert "'hostoffload.compile_hook'" in watched.stdout
+    assert "jax" not in watched.stdout
+
+
+def test_environment_platform_is_checked() -> None:
+    code = SCRIPT.replace(
+        'print("stopped:", [f.code for f in error.report.errors])', "print(error.report.platform)"
+    )
+    result = subprocess.run(
+        [sys.executable, "-c", code],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env={**os.environ, "HOSTOFFLOAD_WATCH": "error", "HOSTOFFLOAD_PLATFORM": "cuda"},
+    )
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.strip() == "cuda"
 
 
 def test_unknown_environment_value_warns_and_does_not_watch() -> None:
