@@ -1,9 +1,9 @@
 """The catalogue of JAX programs compared against XLA:TPU by ``run.py``.
 
 The first programs are JAX's common offload patterns (placements, out_shardings, calls); the
-others add more placements, loops, remat policies, pytrees and slices. Programs are
-built for one TPU device of a compile-only topology: call :func:`programs` with that device.
-No verdict is written here: XLA is the oracle.
+others add more placements, loops, remat policies, pytrees and slices. Programs are built
+for the device given to :func:`programs`: one TPU device of a compile-only topology (run.py)
+or the CPU device (test_cpu_routes.py). No verdict is written here: XLA is the oracle.
 """
 
 from __future__ import annotations
@@ -26,7 +26,7 @@ _DEVICE: Any = None
 
 
 def sharding(kind: str) -> SingleDeviceSharding:
-    """A sharding on the configured TPU device in memory kind ``kind``."""
+    """A sharding on the configured device in memory kind ``kind``."""
     if _DEVICE is None:
         raise RuntimeError("catalogue.programs(device) must be called first")
     return SingleDeviceSharding(_DEVICE, memory_kind=kind)
@@ -534,7 +534,7 @@ def gather_host(x: jax.Array, idx: jax.Array) -> jax.Array:
 
 
 def programs(device: Any) -> list[Program]:
-    """The catalogue, for arguments and placements on ``device`` (a TPU device)."""
+    """The catalogue, for arguments and placements on ``device`` (a TPU or the CPU device)."""
     global _DEVICE
     _DEVICE = device
     d, p, u = dev(), pinned(), unpinned()
@@ -1214,7 +1214,7 @@ def programs(device: Any) -> list[Program]:
             (arg("pinned_host"),),
             "a slice returned and written into ones (JAX emits a scatter)",
         ),
-    ]
+    ] + moves_dropped_on_cpu()
 
 
 # --- Programs added after the recorded run: below programs(), so that the locations recorded
@@ -1266,3 +1266,197 @@ def slice_dynamic_update_into_zeros(x: jax.Array, i: jax.Array) -> tuple[jax.Arr
 def slice_written_into_ones(x: jax.Array) -> tuple[jax.Array, jax.Array]:
     s = x[0:2]
     return s, jnp.ones(VEC, F32).at[0:2].set(s)
+
+
+# --- Moves that JAX drops when it lowers for CPU: device_put between memories inside jit, of
+# arrays and of pytrees, to pinned_host and unpinned_host, in optimizer steps, nested jits,
+# compute_on and remat offload. test_cpu_routes.py compiles them on CPU, where a check of what
+# XLA:CPU compiles would not see those moves, and expects XLA:TPU's verdicts.
+
+
+def sgd_step_state_on_device(
+    params: jax.Array, momentum: jax.Array, grads: jax.Array
+) -> tuple[jax.Array, jax.Array]:
+    momentum = 0.9 * jax.device_put(momentum, jax.memory.Space.Device) + grads
+    return params - 0.1 * momentum, jax.device_put(momentum, jax.memory.Space.Host)
+
+
+def sgd_step_state_on_host(
+    params: jax.Array, momentum: jax.Array, grads: jax.Array
+) -> tuple[jax.Array, jax.Array]:
+    momentum = 0.9 * momentum + grads
+    return params - 0.1 * jax.device_put(momentum, jax.memory.Space.Device), momentum
+
+
+def adam_update(
+    params: jax.Array, state: dict[str, jax.Array], grads: jax.Array
+) -> tuple[jax.Array, dict[str, jax.Array]]:
+    state = {"m": 0.9 * state["m"] + grads, "v": 0.99 * state["v"] + grads * grads}
+    return params - 0.1 * state["m"] / (jnp.sqrt(state["v"]) + 1e-8), state
+
+
+def adam_step_state_on_device(
+    params: jax.Array, state: dict[str, jax.Array], grads: jax.Array
+) -> tuple[jax.Array, dict[str, jax.Array]]:
+    params, state = adam_update(params, jax.device_put(state, jax.memory.Space.Device), grads)
+    return params, jax.device_put(state, jax.memory.Space.Host)
+
+
+def adam_step_state_sharding_trees(
+    params: jax.Array, state: dict[str, jax.Array], grads: jax.Array
+) -> tuple[jax.Array, dict[str, jax.Array]]:
+    params, state = adam_update(params, jax.device_put(state, {"m": dev(), "v": dev()}), grads)
+    return params, jax.device_put(state, {"m": pinned(), "v": pinned()})
+
+
+def adam_state() -> dict[str, jax.ShapeDtypeStruct]:
+    return {"m": arg("pinned_host"), "v": arg("pinned_host")}
+
+
+def put_pair_host(x: jax.Array, y: jax.Array) -> tuple[jax.Array, jax.Array]:
+    return jax.device_put((x * 2.0, y + 1.0), jax.memory.Space.Host)
+
+
+def put_pair_host_and_back(x: jax.Array, y: jax.Array) -> tuple[jax.Array, jax.Array]:
+    a, b = put_pair_host(x, y)
+    c, d = jax.device_put((a, b), jax.memory.Space.Device)
+    return a, c * d
+
+
+def put_pair_unpinned(x: jax.Array, y: jax.Array) -> tuple[jax.Array, jax.Array]:
+    return jax.device_put((x * 2.0, y + 1.0), unpinned())
+
+
+def put_host_space_only(x: jax.Array) -> jax.Array:
+    return jax.device_put(x * 2.0, jax.memory.Space.Host)
+
+
+@jax.jit
+def inner_unpinned(a: jax.Array) -> jax.Array:
+    return jax.device_put(a * 2.0, unpinned())
+
+
+@jax.jit
+def inner_to_host_space(a: jax.Array) -> jax.Array:
+    return jax.device_put(a * 2.0, jax.memory.Space.Host)
+
+
+def nested_jit_unpinned_inside(x: jax.Array) -> tuple[jax.Array, jax.Array]:
+    return inner_unpinned(x), x + 1.0
+
+
+def nested_jit_offload_inside_computed(x: jax.Array) -> tuple[jax.Array, jax.Array]:
+    return inner_to_host_space(x) * 3.0, x + 1.0
+
+
+def compute_on_result_to_unpinned(x: jax.Array) -> tuple[jax.Array, jax.Array]:
+    return jax.device_put(host_sine(x), unpinned()), x + 1.0
+
+
+def compute_on_result_to_host(x: jax.Array) -> tuple[jax.Array, jax.Array]:
+    return jax.device_put(host_sine(x), jax.memory.Space.Host), x
+
+
+def moves_dropped_on_cpu() -> list[Program]:
+    """The programs of the moves JAX drops on CPU, for the device :func:`programs` set."""
+    d, p = dev(), pinned()
+    sgd_args = (arg("device"), arg("pinned_host"), arg("device"))
+    adam_args = (arg("device"), adam_state(), arg("device"))
+    return [
+        Program(
+            "sgd_state_to_device_and_back",
+            sgd_step_state_on_device,
+            sgd_args,
+            "SGD step: pinned_host momentum moved to device, updated, moved back to host",
+        ),
+        Program(
+            "sgd_state_to_device_and_back_out_shardings",
+            sgd_step_state_on_device,
+            sgd_args,
+            "same SGD step, out_shardings (device, pinned_host)",
+            {"out_shardings": (d, p)},
+        ),
+        Program(
+            "sgd_state_updated_on_host",
+            sgd_step_state_on_host,
+            sgd_args,
+            "SGD step that updates its pinned_host momentum without moving it to device",
+        ),
+        Program(
+            "adam_pytree_state_to_device_and_back",
+            adam_step_state_on_device,
+            adam_args,
+            "Adam step: dict of pinned_host moments moved to device by one device_put of the "
+            "pytree, updated, moved back to host",
+        ),
+        Program(
+            "adam_pytree_state_to_device_and_back_out_shardings",
+            adam_step_state_on_device,
+            adam_args,
+            "same Adam step, out_shardings (device, {m: pinned_host, v: pinned_host})",
+            {"out_shardings": (d, {"m": p, "v": p})},
+        ),
+        Program(
+            "adam_pytree_state_sharding_trees",
+            adam_step_state_sharding_trees,
+            adam_args,
+            "same Adam step, device_put of the pytree with a pytree of shardings each way",
+        ),
+        Program(
+            "device_put_pytree_host",
+            put_pair_host,
+            (arg("device"), arg("device")),
+            "device_put of a pair to jax.memory.Space.Host, both returned",
+        ),
+        Program(
+            "device_put_pytree_host_and_back",
+            put_pair_host_and_back,
+            (arg("device"), arg("device")),
+            "a pair moved to host and back to device as pytrees; one host value returned, "
+            "the device copies multiplied",
+        ),
+        Program(
+            "device_put_pytree_unpinned",
+            put_pair_unpinned,
+            (arg("device"), arg("device")),
+            "device_put of a pair to unpinned_host, both returned, no out_shardings",
+        ),
+        Program(
+            "device_put_space_host_unpinned_out",
+            put_host_space_only,
+            (arg("device"),),
+            "device_put(jax.memory.Space.Host) returned to an output declared unpinned_host",
+            {"out_shardings": unpinned()},
+        ),
+        Program(
+            "nested_jit_unpinned_inside",
+            nested_jit_unpinned_inside,
+            (arg("device"),),
+            "device_put(unpinned_host) inside a nested jit, returned next to a device output",
+        ),
+        Program(
+            "nested_jit_offload_inside_computed",
+            nested_jit_offload_inside_computed,
+            (arg("device"),),
+            "device_put(jax.memory.Space.Host) inside a nested jit, multiplied by the caller",
+        ),
+        Program(
+            "compute_on_result_to_unpinned",
+            compute_on_result_to_unpinned,
+            (arg("device"),),
+            "compute_on('device_host') result moved to unpinned_host, returned next to a "
+            "device output",
+        ),
+        Program(
+            "compute_on_result_to_host",
+            compute_on_result_to_host,
+            (arg("device"),),
+            "compute_on('device_host') result moved to jax.memory.Space.Host and returned",
+        ),
+        Program(
+            "remat_offload_scan_grad_weights_on_host",
+            jax.grad(scan_loss),
+            (arg("pinned_host", (4, 4)), arg("device", (2, 4))),
+            "save_and_offload_only_these_names under scan, grad, weights left in pinned_host",
+        ),
+    ]
