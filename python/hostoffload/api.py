@@ -49,6 +49,9 @@ def check(
     host memory through, as XLA's ``xla_allow_h2h_copy_when_automatic_host_compute_offload_
     disabled`` does (the ``allow-h2h-copy`` option of ``host-offload-check``).
 
+    A finding on a line of Python source that carries ``# hostoffload: ignore[CODE]`` (or
+    ``# hostoffload: ignore``, every code) is left out (:meth:`Report.without_suppressed`).
+
     Raises :class:`InputError` when the source cannot be read or parsed, is of another type,
     or has no (or an ambiguous) entry function.
     """
@@ -67,7 +70,8 @@ def check_named(
     _require_entry(entry, name)
     with _source.resolve(source, name, copy=False) as module:
         # Just parsed and verified: a second verifier pass would cost as much as the analysis.
-        return _analyze(module, entry, strict, allow_h2h_copy)
+        report = _analyze(module, entry, strict, allow_h2h_copy)
+    return report.without_suppressed()
 
 
 def check_jax(

@@ -4,11 +4,13 @@ The table is the C++ one (``cpp/include/hostoffload/FindingCodes.def``), read th
 extension; docs/diagnostics.md describes the same codes for readers. The SARIF rules, the
 ``--ignore`` option and the GitHub annotations read it here. The codes are explained on the
 page that the ``Diagnostics`` project URL of the installed package names (``[project.urls]``
-in pyproject.toml), so that the address is written down once.
+in pyproject.toml), so that the address is written down once; XLA's own codes (E1200) also on
+XLA's page for the code (:func:`xla_page`).
 """
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from functools import cache
 from importlib.metadata import PackageNotFoundError, metadata
@@ -17,6 +19,11 @@ from typing import Literal, cast
 Severity = Literal["error", "warning"]
 
 DIAGNOSTICS_URL_LABEL = "Diagnostics"
+
+# XLA's page on one of its error codes, as XLA's messages link it ("See ... for more details.").
+XLA_ERROR_PAGE = "https://openxla.org/xla/errors/error_{number}"
+# XLA's codes are "E" and four digits; ours start with "HO" and have no page there.
+_XLA_CODE = re.compile(r"E(\d{4})")
 
 
 @dataclass(frozen=True)
@@ -36,6 +43,15 @@ class Code:
         if self.strict_form_of is not None:
             text += f" Reported instead of {self.strict_form_of} under strict mode."
         return f"{text} docs/diagnostics.md explains the rule, the notes and the fixes."
+
+    @property
+    def help(self) -> str:
+        """The description with XLA's page on the code when it is XLA's, for SARIF's
+        ``help``."""
+        page = xla_page(self.code)
+        if page is None:
+            return self.description
+        return f"{self.description} XLA explains {self.code} at {page}"
 
 
 @cache
@@ -71,6 +87,12 @@ def code_named(text: str) -> str:
     raise ValueError(
         f"unknown code {text!r}; the codes are {', '.join(codes())} (docs/diagnostics.md)"
     )
+
+
+def xla_page(code: str) -> str | None:
+    """XLA's page on ``code`` when it is one of XLA's codes (``E1200``), ``None`` for ours."""
+    match = _XLA_CODE.fullmatch(code)
+    return XLA_ERROR_PAGE.format(number=match[1]) if match else None
 
 
 @cache

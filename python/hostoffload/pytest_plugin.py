@@ -8,6 +8,7 @@ given (no jax, no MLIR).
 
 from __future__ import annotations
 
+import argparse
 from collections.abc import Generator
 from typing import TYPE_CHECKING, Any
 
@@ -43,8 +44,9 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     )
     group.addoption(
         "--hostoffload-strict",
-        action="store_true",
-        help="with --hostoffload, device compute on host memory is error HOE101",
+        action=argparse.BooleanOptionalAction,
+        help="with --hostoffload, device compute on host memory is error HOE101 "
+        "(--no-hostoffload-strict: it is warning HOW101, whatever pyproject.toml says)",
     )
 
 
@@ -52,17 +54,26 @@ def pytest_configure(config: pytest.Config) -> None:
     if not config.getoption(OPTION):
         return
     from hostoffload.codes import code_named
+    from hostoffload.config import ConfigError, find
     from hostoffload.platforms import chosen_platform
 
+    try:
+        # The project's [tool.hostoffload] table, the defaults of the options.
+        table = find(config.rootpath)
+    except ConfigError as error:
+        raise pytest.UsageError(str(error)) from None
     try:
         ignore = tuple(code_named(code) for code in config.getoption("--hostoffload-ignore"))
     except ValueError as error:
         raise pytest.UsageError(f"--hostoffload-ignore: {error}") from None
+    ignore += table.ignore
     try:
-        platform = chosen_platform(config.getoption("--hostoffload-platform"))
+        platform = chosen_platform(config.getoption("--hostoffload-platform") or table.platform)
     except ValueError as error:
         raise pytest.UsageError(f"--hostoffload-platform: {error}") from None
     strict = config.getoption("--hostoffload-strict")
+    if strict is None:
+        strict = bool(table.strict)
     checker = _checker(ignore=ignore, strict=strict, platform=platform)
     config.pluginmanager.register(checker, PLUGIN_NAME)
 

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from typing import Any, Literal, cast
 
 from hostoffload import jax_fix
-from hostoffload.codes import Severity, code_named
+from hostoffload.codes import Severity, code_named, xla_page
 from hostoffload.diagnostic import (
     Diagnostic,
     InputError,
@@ -27,6 +27,7 @@ from hostoffload.diagnostic import (
     locations_from_json,
     render,
 )
+from hostoffload.suppressions import Comments
 
 JAX_FIX_HEADING = "fix in JAX (keep every failing output in host memory), for jax.jit:"
 StartKind = Literal["argument", "annotation"]
@@ -231,13 +232,17 @@ class Report:
         outputs: Sequence[str] | None = None,
     ) -> str:
         """The compiler-style text (``str(report)``): the findings, then a ``source: @main: 2
-        errors, 1 warning`` line unless ``summary`` is false, then :meth:`jax_fix` (of
-        ``outputs``) indented if ``jax_fix`` is set and an output fails; in colour if asked."""
+        errors, 1 warning`` line and a line with XLA's page on E1200 if found, unless
+        ``summary`` is false, then :meth:`jax_fix` (of ``outputs``) indented if ``jax_fix`` is
+        set and an output fails; in colour if asked."""
         lines = [finding.render(self.source, colour=colour) for finding in self.findings]
         prefix = f"{self.source}: " if self.source is not None else ""
         if summary:
             counts = _summary(len(self.errors), len(self.warnings))
             lines.append(f"{prefix}@{self.entry}: {counts}")
+            lines.extend(
+                f"{prefix}XLA's page on {code}: {page}" for code, page in _xla_pages(self.findings)
+            )
         fix = self.jax_fix(outputs) if jax_fix else None
         if fix is not None:
             lines.append(f"{prefix}{JAX_FIX_HEADING}")
@@ -250,6 +255,18 @@ class Report:
         ignored = frozenset(code_named(code) for code in codes)
         kept = tuple(f for f in self.findings if f.code not in ignored)
         return dataclasses.replace(self, findings=kept)
+
+    def without_suppressed(self) -> Report:
+        """This report without the findings that a suppression comment on their line of
+        Python source leaves out (``# hostoffload: ignore[HOW101]``, see
+        :mod:`hostoffload.suppressions`); each source file is read once."""
+        comments = Comments()
+        kept = tuple(
+            f
+            for f in self.findings
+            if not comments.suppresses(f.location.file, f.location.line, f.code)
+        )
+        return self if len(kept) == len(self.findings) else dataclasses.replace(self, findings=kept)
 
     def with_warnings_as_errors(self) -> Report:
         """This report with every warning turned into an error (``--warnings-as-errors``)."""
@@ -361,6 +378,12 @@ def _painted(
     styled_prefix = f"{_BOLD}{prefix}{_RESET}" if prefix else ""
     styled_message = f"{_BOLD}{message}{_RESET}" if bold else message
     return f"{styled_prefix}{_SEVERITY_STYLES[severity]}{severity}:{_RESET} {styled_message}"
+
+
+def _xla_pages(findings: Iterable[Finding]) -> list[tuple[str, str]]:
+    """XLA's page on each of XLA's codes among ``findings`` (E1200), in order, once each."""
+    codes = dict.fromkeys(finding.code for finding in findings)
+    return [(code, page) for code in codes if (page := xla_page(code)) is not None]
 
 
 def _summary(errors: int, warnings: int) -> str:

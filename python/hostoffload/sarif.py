@@ -19,7 +19,7 @@ from importlib.metadata import version
 from pathlib import Path, PurePath
 from typing import Any
 
-from hostoffload.codes import codes, former_codes, help_uri
+from hostoffload.codes import codes, former_codes, help_uri, xla_page
 from hostoffload.diagnostic import InputError, Location
 from hostoffload.report import Finding, Report
 
@@ -106,8 +106,9 @@ def _rule(code: str) -> dict[str, Any]:
     if known is not None:
         rule["shortDescription"] = {"text": known.summary}
         rule["fullDescription"] = {"text": known.description}
-        rule["help"] = {"text": known.description}
-    uri = help_uri()
+        rule["help"] = {"text": known.help}
+    # XLA's own code is explained on XLA's page; ours on the package's.
+    uri = xla_page(code) or help_uri()
     if uri is not None:
         rule["helpUri"] = uri
     return rule

@@ -109,8 +109,12 @@ def test_text_is_what_a_compiler_prints() -> None:
         "argument 'opt_state' is declared mhlo.memory_kind = \"pinned_host\""
     )
     assert lines[2].startswith("  examples/offloaded_state.py:19:12: note: path: argument")
-    assert lines[-2].startswith("examples/offloaded_state.py:18:17: warning: HOW101: ")
-    assert lines[-1] == f"{EXAMPLE}: @main: 2 errors, 1 warning"
+    assert lines[-3].startswith("examples/offloaded_state.py:18:17: warning: HOW101: ")
+    assert lines[-2] == f"{EXAMPLE}: @main: 2 errors, 1 warning"
+    # Once per report, whatever the number of E1200s: XLA's own page on its code.
+    assert lines[-1] == f"{EXAMPLE}: XLA's page on E1200: https://openxla.org/xla/errors/error_1200"
+    assert "openxla" not in str(check(HOST_COMPUTE_ONLY))
+    assert "openxla" not in check(EXAMPLE).to_text(summary=False)
 
 
 def test_text_of_a_clean_module() -> None:
@@ -143,7 +147,13 @@ def test_sarif_result_of_an_e1200() -> None:
     assert rules[0]["defaultConfiguration"] == {"level": "error"}
     assert rules[0]["shortDescription"] == {"text": codes()["E1200"].summary}
     assert rules[0]["fullDescription"] == {"text": codes()["E1200"].description}
-    assert rules[0]["helpUri"] == help_uri()
+    # E1200 is XLA's: its help links XLA's page, as XLA's own message does; ours link ours.
+    assert rules[0]["helpUri"] == "https://openxla.org/xla/errors/error_1200"
+    assert rules[0]["help"]["text"].endswith(
+        "XLA explains E1200 at https://openxla.org/xla/errors/error_1200"
+    )
+    assert rules[1]["helpUri"] == help_uri()
+    assert rules[1]["help"] == {"text": codes()["HOW101"].description}
     assert rules[1]["defaultConfiguration"] == {"level": "warning"}
     assert "deprecatedIds" not in rules[0]
     assert rules[1]["deprecatedIds"] == ["W1201"]
