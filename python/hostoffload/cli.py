@@ -21,6 +21,7 @@ from pathlib import Path
 
 from hostoffload import __version__, _forms, api, github, sarif
 from hostoffload.codes import code_named
+from hostoffload.config import FORMATS, Config, ConfigError, find
 from hostoffload.diagnostic import InputError
 from hostoffload.report import Report
 
@@ -32,7 +33,6 @@ EXIT_CLOSED_PIPE = 128 + signal.SIGPIPE
 STDIN = "-"
 STDIN_NAME = "<stdin>"
 
-FORMATS = ("text", "json", "sarif", "github")
 PROG = "hostoffload"
 
 
@@ -44,6 +44,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         if args.command == "check":
             return _check(args)
         return _fix(args)
+    except ConfigError as error:
+        sys.stderr.write(f"{error}\n")
+        return EXIT_BAD_INPUT
     except BrokenPipeError:
         return _closed_pipe()
     except Exception as error:
@@ -75,10 +78,9 @@ def _parser() -> argparse.ArgumentParser:
     output.add_argument(
         "--format",
         choices=FORMATS,
-        default="text",
-        help="text (default; in colour on a terminal unless NO_COLOR is set), json (one "
-        "report per FILE, one per line), sarif (one SARIF 2.1.0 log for all FILEs), github "
-        "(GitHub Actions annotations)",
+        help="text (default, or [tool.hostoffload] format in pyproject.toml; in colour on a "
+        "terminal unless NO_COLOR is set), json (one report per FILE, one per line), sarif "
+        "(one SARIF 2.1.0 log for all FILEs), github (GitHub Actions annotations)",
     )
     output.add_argument(
         "--json", dest="format", action="store_const", const="json", help="--format json"
@@ -87,9 +89,7 @@ def _parser() -> argparse.ArgumentParser:
         "--sarif", dest="format", action="store_const", const="sarif", help="--format sarif"
     )
     _add_entry(check)
-    check.add_argument(
-        "--strict", action="store_true", help="device compute on host memory is error HOE101"
-    )
+    _add_strict(check)
     check.add_argument(
         "--allow-h2h-copy",
         action="store_true",
@@ -133,9 +133,7 @@ def _parser() -> argparse.ArgumentParser:
     run.add_argument(
         "--warn", action="store_true", help="warn (MismatchWarning) and compile instead"
     )
-    run.add_argument(
-        "--strict", action="store_true", help="device compute on host memory is error HOE101"
-    )
+    _add_strict(run)
     _add_ignore(run)
     run.add_argument("script", metavar="SCRIPT", help="the Python script")
     run.add_argument("script_args", nargs=argparse.REMAINDER, metavar="ARGS")
@@ -145,6 +143,15 @@ def _parser() -> argparse.ArgumentParser:
 def _add_entry(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--entry", metavar="NAME", help="the entry function (default: @main, else the only public)"
+    )
+
+
+def _add_strict(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--strict",
+        action=argparse.BooleanOptionalAction,
+        help="device compute on host memory is error HOE101 (--no-strict: it is warning "
+        "HOW101, whatever pyproject.toml says)",
     )
 
 
@@ -179,16 +186,20 @@ def _read(file: str) -> tuple[object, str | None]:
 
 
 def _check(args: argparse.Namespace) -> int:
+    # One output for all files: its format is the current directory's, as ruff's is.
+    args.format = args.format or find().format or "text"
     root = sarif.repository_root() if args.format in ("sarif", "github") else None
     colour = args.format == "text" and _colour_wanted()
     reports: list[Report] = []
     failures: list[InputError] = []
+    configs: dict[Path, Config] = {}
     for file in _expand_directories(args.files):
+        config = _config_of(file, configs)
         try:
             report = api.check_named(
                 *_read(file),
-                entry=args.entry,
-                strict=args.strict,
+                entry=args.entry or config.entry,
+                strict=args.strict if args.strict is not None else bool(config.strict),
                 allow_h2h_copy=args.allow_h2h_copy,
             )
         except InputError as error:
@@ -199,7 +210,7 @@ def _check(args: argparse.Namespace) -> int:
             elif args.format == "github":
                 _print_lines(github.failure_annotations(error, root))
             continue
-        report = report.ignoring(args.ignore)
+        report = report.ignoring([*args.ignore, *config.ignore])
         if args.warnings_as_errors:
             report = report.with_warnings_as_errors()
         reports.append(report)
@@ -218,6 +229,15 @@ def _check(args: argparse.Namespace) -> int:
     if failures:
         return EXIT_BAD_INPUT
     return EXIT_ERRORS if any(not report.ok for report in reports) else EXIT_CLEAN
+
+
+def _config_of(file: str, configs: dict[Path, Config]) -> Config:
+    """The ``[tool.hostoffload]`` table for ``file``, found from its directory upward (stdin:
+    the current directory); ``configs`` holds the tables of the directories seen."""
+    directory = Path.cwd() if file == STDIN else Path(os.path.abspath(file)).parent
+    if directory not in configs:
+        configs[directory] = find(directory)
+    return configs[directory]
 
 
 def _expand_directories(files: Sequence[str]) -> list[str]:
@@ -248,7 +268,8 @@ def _colour_wanted() -> bool:
 
 def _fix(args: argparse.Namespace) -> int:
     try:
-        fixed = api.fix_named(*_read(args.file), args.strategy, entry=args.entry)
+        entry = args.entry or _config_of(args.file, {}).entry
+        fixed = api.fix_named(*_read(args.file), args.strategy, entry=entry)
     except InputError as error:
         sys.stderr.write(f"{error}\n")
         return EXIT_BAD_INPUT
@@ -277,7 +298,11 @@ def _run(args: argparse.Namespace) -> int:
     sys.argv = [args.script, *args.script_args]
     # The script's directory comes first on the path, as with `python SCRIPT`.
     sys.path.insert(0, str(script.resolve().parent))
-    with watch("warn" if args.warn else "error", strict=args.strict, ignore=args.ignore):
+    # The script's settings are those of the project it is run in: the current directory's.
+    config = find()
+    strict = args.strict if args.strict is not None else bool(config.strict)
+    ignore = [*args.ignore, *config.ignore]
+    with watch("warn" if args.warn else "error", strict=strict, ignore=ignore):
         try:
             runpy.run_path(args.script, run_name="__main__")
         except SystemExit as exit:

@@ -110,3 +110,13 @@ def test_each_hook_s_command_checks_a_file_it_takes(hook_id: str, tmp_path: Path
     )
     assert result.returncode == 1, result.stderr
     assert ": error: E1200: " in result.stdout
+
+
+def test_the_configurations_of_docs_ci_name_these_hooks() -> None:
+    doc = (REPO_ROOT / "docs" / "ci.md").read_text()
+    section = doc[doc.index("### pre-commit") : doc.index("### A test suite")]
+    ids = {entry["id"]: entry for entry in manifest()}
+    assert set(re.findall(r"- id: (\S+)", section)) == set(ids)
+    # The local hook for an installed hostoffload takes the files the first hook takes.
+    (local_files,) = re.findall(r"files: (\\\S+)", section)
+    assert local_files == ids["hostoffload-check"]["files"]
