@@ -10,8 +10,11 @@
 
 #include "CachedDiagnosticHandler.h"
 
+#include "hostoffload/HostOffloadAnalysis.h"
+
 #include "mlir/IR/BuiltinAttributes.h"
 #include "mlir/IR/Location.h"
+#include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/ErrorHandling.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/SourceMgr.h"
@@ -78,25 +81,94 @@ Location forEachCaller(Location loc,
   return loc;
 }
 
-/// The longest source line a message shows. `lowered.as_text()` prints the
-/// signature of a model's entry function on one line (684 KB for a 100k-op
-/// training step): every note at an argument showed all of it, 1.9 GB of
-/// messages for one check. A longer line is left out, and the message keeps
-/// its line and column.
-constexpr size_t kLongestSourceLineShown = 4096;
+/// The widest source line a message shows whole. `lowered.as_text()` prints
+/// the signature of a model's entry function on one line (684 KB for a
+/// 100k-op training step), and every note at an argument showed all of it
+/// (1.9 GB of messages for one check). A wider line is shown as a window of
+/// this many columns around the caret, "..." marking where it is cut.
+constexpr size_t kWidestSourceLineShown = 160;
 
-/// Whether the text MLIR formats after a message holds a line longer than
-/// kLongestSourceLineShown: the source line, or the caret under it.
-bool hasLongSourceLine(llvm::StringRef after) {
+/// What marks the ends of a window where the line goes on.
+constexpr llvm::StringLiteral kCut = "...";
+
+/// The note printed once after the findings of a module without debug info:
+/// no location of a finding or its notes is in a Python file, as the module's
+/// own lines stand in for them. The same words are in
+/// python/hostoffload/report.py, and a test compares them.
+constexpr llvm::StringLiteral kWithoutDebugInfoHint =
+    "this module has no debug info, so the findings point at its own lines: "
+    "for Python source lines, save lowered.as_text(debug_info=True) instead "
+    "of lowered.as_text(), or check the function with "
+    "hostoffload.check_jax(fn, *args)";
+
+/// The suffix of the files of Python frames, which a module's debug info names
+/// (JAX's, or the metadata of XLA's instructions).
+constexpr llvm::StringLiteral kPythonSuffix = ".py";
+
+/// Whether the text MLIR formats after a message holds a line wider than
+/// kWidestSourceLineShown: the source line, or the caret under it.
+bool hasWideSourceLine(llvm::StringRef after) {
   // The first line is the rest of the message's own.
   size_t lineEnd = after.find('\n');
   while (lineEnd != llvm::StringRef::npos) {
     after = after.drop_front(lineEnd + 1);
     lineEnd = after.find('\n');
-    if (std::min(lineEnd, after.size()) > kLongestSourceLineShown)
+    if (std::min(lineEnd, after.size()) > kWidestSourceLineShown)
       return true;
   }
   return false;
+}
+
+/// Whether byte `index` of `line` continues a UTF-8 character, so that a
+/// window cut there would split it.
+bool continuesCharacter(llvm::StringRef line, size_t index) {
+  return index < line.size() &&
+         (static_cast<unsigned char>(line[index]) & 0xC0) == 0x80;
+}
+
+/// The window of kWidestSourceLineShown columns of `line` (wider than that)
+/// around byte `column` (0-based, at most the line's size).
+std::string makeWindowText(llvm::StringRef line, size_t column, size_t &caret) {
+  // The text between two cuts, half of it before the column.
+  constexpr size_t kBetweenCuts = kWidestSourceLineShown - 2 * kCut.size();
+  constexpr size_t kAfterOneCut = kWidestSourceLineShown - kCut.size();
+  size_t from = column > kBetweenCuts / 2 ? column - kBetweenCuts / 2 : 0;
+  size_t to = from + kBetweenCuts;
+  if (from == 0) {
+    to = kAfterOneCut;
+  } else if (to + kCut.size() >= line.size()) {
+    from = line.size() - kAfterOneCut;
+    to = line.size();
+  }
+  while (from < column && continuesCharacter(line, from))
+    ++from;
+  while (to > column && continuesCharacter(line, to))
+    --to;
+  std::string text;
+  if (from > 0)
+    text += kCut;
+  caret = text.size() + (column - from);
+  text += line.slice(from, to);
+  if (to < line.size())
+    text += kCut;
+  // A tab would move the text away from the caret under it.
+  std::replace(text.begin(), text.end(), '\t', ' ');
+  return text;
+}
+
+/// Prints the window `text` of a source line as MLIR prints a source line:
+/// the text, then the caret, if any, under its column (green, where `colors`
+/// are shown).
+void printWindow(llvm::raw_ostream &out, llvm::StringRef text,
+                 std::optional<size_t> caret, bool colors) {
+  out << text << '\n';
+  if (!caret)
+    return;
+  out.indent(*caret);
+  llvm::WithColor(out, llvm::raw_ostream::GREEN, /*Bold=*/true, false,
+                  colors ? llvm::ColorMode::Auto : llvm::ColorMode::Disable)
+      << '^';
+  out << '\n';
 }
 
 /// The message of the note MLIR's handler prints for each caller.
@@ -132,7 +204,45 @@ CachedDiagnosticHandler::CachedDiagnosticHandler(llvm::SourceMgr &sourceMgr,
   setHandler([this](Diagnostic &diagnostic) { emit(diagnostic); });
 }
 
+CachedDiagnosticHandler::~CachedDiagnosticHandler() {
+  if (!firstFindingFile || findingInPythonFile)
+    return;
+  llvm::SMDiagnostic(*firstFindingFile, llvm::SourceMgr::DK_Note,
+                     kWithoutDebugInfoHint)
+      .print(/*ProgName=*/nullptr, os, showsColors);
+}
+
+void CachedDiagnosticHandler::noteFindingLocations(
+    const Diagnostic &diagnostic) {
+  DiagnosticSeverity severity = diagnostic.getSeverity();
+  if (findingInPythonFile || (severity != DiagnosticSeverity::Error &&
+                              severity != DiagnosticSeverity::Warning))
+    return;
+  // A finding's message starts with its code: "E1200: ...".
+  std::string message = diagnostic.str();
+  bool isFinding = llvm::any_of(getFindingCodes(), [&](const auto &row) {
+    llvm::StringRef rest = message;
+    return rest.consume_front(row.name) && rest.starts_with(":");
+  });
+  if (!isFinding)
+    return;
+  std::optional<FileLineColLoc> file =
+      findFirst<FileLineColLoc>(diagnostic.getLocation());
+  if (!firstFindingFile)
+    firstFindingFile = file ? file->getFilename().str() : std::string();
+  auto isInPythonFile = [](Location loc) {
+    std::optional<FileLineColLoc> file = findFirst<FileLineColLoc>(loc);
+    return file && file->getFilename().getValue().ends_with(kPythonSuffix);
+  };
+  findingInPythonFile =
+      isInPythonFile(diagnostic.getLocation()) ||
+      llvm::any_of(diagnostic.getNotes(), [&](const Diagnostic &note) {
+        return isInPythonFile(note.getLocation());
+      });
+}
+
 void CachedDiagnosticHandler::emit(Diagnostic &diagnostic) {
+  noteFindingLocations(diagnostic);
   auto printDiagnostic = [](const Diagnostic &message) {
     return [&message](llvm::raw_ostream &out) { message.print(out); };
   };
@@ -195,7 +305,10 @@ void CachedDiagnosticHandler::emitMessage(
     std::string message;
     llvm::raw_string_ostream messageStream(message);
     printMessage(messageStream);
-    return emitDiagnostic(loc, message, severity, entry.showsSourceLine);
+    emitDiagnostic(loc, message, severity, entry.showsSourceLine);
+    if (entry.window)
+      printWindow(os, entry.window->text, entry.window->caret, showsColors);
+    return;
   }
   os << entry.frame->before;
   printMessage(os);
@@ -215,34 +328,97 @@ CachedDiagnosticHandler::getFrame(Location loc, DiagnosticSeverity severity,
     if (!showSourceLine || !formatAtInputLine(loc, severity))
       formatter.emitDiagnostic(loc, kPlaceholder, severity, showSourceLine);
   };
-  // Formatting a long line takes as long as the line: each is found once.
-  // The file location whose line MLIR's handler shows.
+  // The file location whose line MLIR's handler shows. A wide line known
+  // here is shown as a window, after the message without it.
   std::optional<FileLineColLoc> file = findFirst<FileLineColLoc>(loc);
-  std::optional<LongLine> line;
-  if (file)
-    line = LongLine{file->getFilename().getAsOpaquePointer(), file->getLine()};
-  bool showSourceLine = displaySourceLine && !(line && longLines.count(*line));
+  std::optional<SourceWindow> window;
+  if (displaySourceLine && file)
+    window = getWindow(*file);
+  bool showSourceLine = displaySourceLine && !window;
   format(showSourceLine);
   llvm::StringRef text = formatted;
   size_t at = text.find(kPlaceholder);
   if (showSourceLine && at != llvm::StringRef::npos &&
-      hasLongSourceLine(text.drop_front(at + kPlaceholder.size()))) {
-    if (line)
-      longLines.insert(*line);
+      hasWideSourceLine(text.drop_front(at + kPlaceholder.size()))) {
+    // A wide line of another file, which MLIR's handler has read whole: it
+    // is known from now on, and formatting it again would take as long.
+    if (file) {
+      rememberLine(*file);
+      window = getWindow(*file);
+    }
     showSourceLine = false;
     format(showSourceLine);
     text = formatted;
     at = text.find(kPlaceholder);
   }
   entry->second.showsSourceLine = showSourceLine;
+  entry->second.window = window;
   // A placeholder that is not there once cannot be replaced: such a location
   // is printed by MLIR's handler every time.
-  if (at != llvm::StringRef::npos &&
-      text.find(kPlaceholder, at + 1) == llvm::StringRef::npos)
-    entry->second.frame =
-        Frame{text.take_front(at).str(),
+  if (at == llvm::StringRef::npos ||
+      text.find(kPlaceholder, at + 1) != llvm::StringRef::npos)
+    return entry->second;
+  Frame frame{text.take_front(at).str(),
               text.drop_front(at + kPlaceholder.size()).str()};
+  if (window) {
+    llvm::raw_string_ostream after(frame.after);
+    printWindow(after, window->text, window->caret, /*colors=*/false);
+  }
+  entry->second.frame = std::move(frame);
   return entry->second;
+}
+
+std::optional<llvm::StringRef>
+CachedDiagnosticHandler::getKnownLine(FileLineColLoc file) {
+  FileLine key{file.getFilename().getAsOpaquePointer(), file.getLine()};
+  auto known = knownLines.find(key);
+  if (known == knownLines.end()) {
+    if (file.getFilename() != input.getBufferIdentifier())
+      return std::nullopt;
+    // As llvm::SourceMgr::GetMessage: the line ends at '\n' or '\r'.
+    llvm::StringRef line;
+    if (const char *lineStart = inputLines.getLineStart(file.getLine()))
+      line = llvm::StringRef(lineStart, input.getBufferEnd() - lineStart)
+                 .take_until([](char c) { return c == '\n' || c == '\r'; });
+    known = knownLines.try_emplace(key, line).first;
+  }
+  if (!known->second.data())
+    return std::nullopt;
+  return known->second;
+}
+
+void CachedDiagnosticHandler::rememberLine(FileLineColLoc file) {
+  for (unsigned id = 1, last = mgr.getNumBuffers(); id <= last; ++id) {
+    const llvm::MemoryBuffer *buffer = mgr.getMemoryBuffer(id);
+    if (buffer->getBufferIdentifier() != file.getFilename().getValue())
+      continue;
+    llvm::SMLoc lineStart =
+        mgr.FindLocForLineAndColumn(id, file.getLine(), /*ColNo=*/1);
+    if (!lineStart.isValid())
+      return;
+    const char *start = lineStart.getPointer();
+    knownLines[{file.getFilename().getAsOpaquePointer(), file.getLine()}] =
+        llvm::StringRef(start, buffer->getBufferEnd() - start)
+            .take_until([](char c) { return c == '\n' || c == '\r'; });
+    return;
+  }
+}
+
+std::optional<CachedDiagnosticHandler::SourceWindow>
+CachedDiagnosticHandler::getWindow(FileLineColLoc file) {
+  std::optional<llvm::StringRef> line = getKnownLine(file);
+  // As llvm::SourceMgr::FindLocForLineAndColumn: the column must lie on the
+  // line, before its end.
+  if (!line || line->size() <= kWidestSourceLineShown ||
+      file.getColumn() == 0 || file.getColumn() - 1 > line->size())
+    return std::nullopt;
+  SourceWindow window;
+  size_t caret = 0;
+  window.text = makeWindowText(*line, file.getColumn() - 1, caret);
+  // As llvm::SMDiagnostic: no caret under a line that is not ASCII.
+  if (llvm::isASCII(llvm::StringRef(window.text)))
+    window.caret = caret;
+  return window;
 }
 
 bool CachedDiagnosticHandler::formatAtInputLine(Location loc,
@@ -253,23 +429,18 @@ bool CachedDiagnosticHandler::formatAtInputLine(Location loc,
     return false;
   if (file.getFilename() != input.getBufferIdentifier())
     return false;
-  const char *lineStart = inputLines.getLineStart(file.getLine());
-  if (!lineStart)
+  std::optional<llvm::StringRef> line = getKnownLine(file);
+  if (!line)
     return false;
   // As llvm::SourceMgr::FindLocForLineAndColumn: the column must lie on the
   // line, before its end.
   size_t column = file.getColumn() - 1;
-  llvm::StringRef rest(lineStart, input.getBufferEnd() - lineStart);
-  if (column > rest.size() ||
-      rest.take_front(column).find_first_of("\n\r") != llvm::StringRef::npos)
+  if (column > line->size())
     return false;
-  // As llvm::SourceMgr::GetMessage: the line ends at '\n' or '\r'.
-  llvm::StringRef line =
-      rest.take_until([](char c) { return c == '\n' || c == '\r'; });
   llvm::SMDiagnostic diagnostic(
-      mgr, llvm::SMLoc::getFromPointer(lineStart + column),
+      mgr, llvm::SMLoc::getFromPointer(line->data() + column),
       input.getBufferIdentifier(), static_cast<int>(file.getLine()),
-      static_cast<int>(column), getDiagKind(severity), kPlaceholder, line,
+      static_cast<int>(column), getDiagKind(severity), kPlaceholder, *line,
       /*Ranges=*/{});
   diagnostic.print(/*ProgName=*/nullptr, formattedStream);
   return true;

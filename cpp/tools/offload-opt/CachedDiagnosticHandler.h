@@ -16,7 +16,6 @@
 
 #include "mlir/IR/Diagnostics.h"
 #include "llvm/ADT/DenseMap.h"
-#include "llvm/ADT/DenseSet.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/raw_ostream.h"
 
@@ -33,15 +32,28 @@ namespace hostoffload {
 /// and caret) comes from MLIR's handler the first time and is reused after.
 /// A file location in the input itself is formatted here instead, the same
 /// way, with its line found by SourceLines. When errs() shows colours, every
-/// message goes to MLIR's handler. One change to what MLIR prints: a source
-/// line longer than kLongestSourceLineShown is not shown (see there).
+/// message goes to MLIR's handler. Two changes to what MLIR prints: a source
+/// line wider than kWidestSourceLineShown is shown as a window around the
+/// caret (see there), and findings none of whose locations is in a Python
+/// file (a module without debug info) are followed, once, by a note that
+/// says how to get Python lines instead (kWithoutDebugInfoHint).
 class CachedDiagnosticHandler : public mlir::SourceMgrDiagnosticHandler {
 public:
   /// `sourceMgr` must already hold the input, as its first buffer.
   CachedDiagnosticHandler(llvm::SourceMgr &sourceMgr,
                           mlir::MLIRContext *context);
+  /// Prints the note on debug info, if the findings printed call for it.
+  ~CachedDiagnosticHandler();
 
 private:
+  /// The part of a source line shown under a message when the line is too
+  /// wide: the line's text around the column, "..." where it is cut, and the
+  /// caret's column in it (none where the text is not ASCII, as
+  /// llvm::SMDiagnostic shows no caret under such a line).
+  struct SourceWindow {
+    std::string text;
+    std::optional<size_t> caret;
+  };
   /// The text MLIR prints around a message at one location, or none when the
   /// message could not be told apart from it.
   struct Frame {
@@ -52,12 +64,15 @@ private:
   /// one, and whether with its source line.
   struct FrameEntry {
     std::optional<Frame> frame;
+    /// Whether MLIR's handler shows the source line.
     bool showsSourceLine = false;
+    /// The window of a wide source line, shown after the message instead.
+    std::optional<SourceWindow> window;
   };
   /// A location, and its severity and whether it shows the source line.
   using FrameKey = std::pair<const void *, unsigned>;
   /// A line of a file: its name's attribute and its number.
-  using LongLine = std::pair<const void *, unsigned>;
+  using FileLine = std::pair<const void *, unsigned>;
   /// The "called from" notes printed after a message at one location, and
   /// the location the first note's is compared with.
   struct CallStack {
@@ -81,6 +96,20 @@ private:
   /// nothing, where MLIR's handler must: another kind of location, another
   /// file, or a line or column the input does not have.
   bool formatAtInputLine(mlir::Location loc, mlir::DiagnosticSeverity severity);
+  /// The text of the line `file` is on, without its end, if known: any line
+  /// of the input, and the wide lines of other files that MLIR's handler
+  /// has read. None otherwise, or where the file has no such line.
+  std::optional<llvm::StringRef> getKnownLine(mlir::FileLineColLoc file);
+  /// Remembers the line `file` is on, from the buffer MLIR's handler read
+  /// its file into, so that the next message on it is formatted here.
+  void rememberLine(mlir::FileLineColLoc file);
+  /// The window shown for `file`'s line, if that line is known and wider
+  /// than kWidestSourceLineShown and `file`'s column is on it.
+  std::optional<SourceWindow> getWindow(mlir::FileLineColLoc file);
+  /// Notes the file of `diagnostic`, if it is a finding (an error or a
+  /// warning of the check, by its code), and whether a location of it or of
+  /// its notes is in a Python file.
+  void noteFindingLocations(const mlir::Diagnostic &diagnostic);
 
   bool showsColors;
   std::string formatted;
@@ -90,8 +119,14 @@ private:
   /// handles the diagnostic, so the engine never calls it.
   mlir::SourceMgrDiagnosticHandler formatter;
   llvm::DenseMap<FrameKey, FrameEntry> frames;
-  /// The lines found longer than kLongestSourceLineShown.
-  llvm::DenseSet<LongLine> longLines;
+  /// The lines getKnownLine() has found: their text, or a null StringRef
+  /// where the input has no such line.
+  llvm::DenseMap<FileLine, llvm::StringRef> knownLines;
+  /// The file of the first finding printed ("" where its location has
+  /// none), and whether a finding or one of its notes was at a line of a
+  /// Python file (the module has debug info).
+  std::optional<std::string> firstFindingFile;
+  bool findingInPythonFile = false;
   /// The input (the source manager's first buffer) and its lines.
   const llvm::MemoryBuffer &input;
   SourceLines inputLines;

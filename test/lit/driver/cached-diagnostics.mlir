@@ -4,7 +4,9 @@
 // locations in a source file (with a tab, non-ASCII text, a column past the
 // end of its line, a line past the end of the file), a missing file, call
 // stacks, fused and name locations, an unknown location, line 0, and positions
-// in this file itself; each location is used more than once.
+// in this file itself; each location is used more than once. No line is
+// wider than 160 columns, which offload-opt shows as a window
+// (long-source-lines.mlir).
 
 // RUN: rm -rf %t && mkdir -p %t
 // RUN: printf 'def step(x):\n\treturn f(x)\n  y = g(x) \xc3\xa9\nshort\n' > %t/src.py
@@ -25,7 +27,7 @@
 // CHECK-NEXT: {{^  y = g\(x\) }}
 // CHECK: missing.py:1:1: error: E1200: {{.*}} output 5 has
 // CHECK-NEXT: missing.py:1:1: note: in host memory from the start
-// CHECK: cached-diagnostics.mlir:[[@LINE+13]]:8: error: E1200: {{.*}} output 11 has
+// CHECK: cached-diagnostics.mlir:[[@LINE+24]]:8: error: E1200: {{.*}} output 11 has
 
 #tab = loc("src.py":2:3)
 #stack = loc(callsite("f"("src.py":2:2) at callsite("src.py":3:1 at "src.py":1:5)))
@@ -35,9 +37,22 @@
 #missing = loc("missing.py":1:1)
 #name = loc("name_only")
 #line_zero = loc("src.py":0:0)
-func.func @main(%a0: tensor<4xf32> {mhlo.memory_kind = "pinned_host"} loc(#tab), %a1: tensor<4xf32> {mhlo.memory_kind = "pinned_host"} loc(#stack), %a2: tensor<4xf32> {mhlo.memory_kind = "pinned_host"} loc(#fused), %a3: tensor<4xf32> {mhlo.memory_kind = "pinned_host"} loc(#past_line), %a4: tensor<4xf32> {mhlo.memory_kind = "pinned_host"} loc(#past_file), %a5: tensor<4xf32> {mhlo.memory_kind = "pinned_host"} loc(#missing), %a6: tensor<4xf32> {mhlo.memory_kind = "pinned_host"} loc(#name), %a7: tensor<4xf32> {mhlo.memory_kind = "pinned_host"} loc(#line_zero), %a8: tensor<4xf32> {mhlo.memory_kind = "pinned_host"} loc(unknown), %a9: tensor<4xf32> {mhlo.memory_kind = "pinned_host"})
-    -> (tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>) {
+func.func @main(
+    %a0: tensor<4xf32> {mhlo.memory_kind = "pinned_host"} loc(#tab),
+    %a1: tensor<4xf32> {mhlo.memory_kind = "pinned_host"} loc(#stack),
+    %a2: tensor<4xf32> {mhlo.memory_kind = "pinned_host"} loc(#fused),
+    %a3: tensor<4xf32> {mhlo.memory_kind = "pinned_host"} loc(#past_line),
+    %a4: tensor<4xf32> {mhlo.memory_kind = "pinned_host"} loc(#past_file),
+    %a5: tensor<4xf32> {mhlo.memory_kind = "pinned_host"} loc(#missing),
+    %a6: tensor<4xf32> {mhlo.memory_kind = "pinned_host"} loc(#name),
+    %a7: tensor<4xf32> {mhlo.memory_kind = "pinned_host"} loc(#line_zero),
+    %a8: tensor<4xf32> {mhlo.memory_kind = "pinned_host"} loc(unknown),
+    %a9: tensor<4xf32> {mhlo.memory_kind = "pinned_host"})
+    -> (tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>,
+        tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>) {
   %0 = "stablehlo.multiply"(%a1, %a0) : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32> loc(#stack)
   %1 = "stablehlo.add"(%a2, %a3) : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
-  return %a0, %a1, %a2, %a3, %a4, %a5, %a6, %a7, %a8, %a9, %0, %1, %a0, %a1 : tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>
+  return %a0, %a1, %a2, %a3, %a4, %a5, %a6, %a7, %a8, %a9, %0, %1, %a0, %a1
+      : tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>,
+        tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>
 }

@@ -1,12 +1,16 @@
 """Prints a module whose entry function's signature is one line of about 6 KB, as
-``lowered.as_text()`` prints a model's: a host argument, 119 device ones, and an E1200
-from tanh of the host argument returned to a device output."""
+``lowered.as_text()`` prints a model's: 120 arguments, of which #0, #60 and #119 (at the
+start, in the middle and at the end of the line) are in host memory, and an E1200 from their
+sum returned to a device output."""
 
-ARGUMENTS = ['%arg0: tensor<8xf32> {mhlo.memory_kind = "pinned_host"}'] + [
-    f'%arg{i}: tensor<8xf32> {{mhlo.memory_kind = "device"}}' for i in range(1, 120)
+HOST = (0, 60, 119)
+ARGUMENTS = [
+    f'%arg{i}: tensor<8xf32> {{mhlo.memory_kind = "{"pinned_host" if i in HOST else "device"}"}}'
+    for i in range(120)
 ]
-RESULT = '(tensor<8xf32> {mhlo.memory_kind = "device"})'
-print(f"func.func @main({', '.join(ARGUMENTS)}) -> {RESULT} {{")
-print('  %0 = "stablehlo.tanh"(%arg0) : (tensor<8xf32>) -> tensor<8xf32>')
-print("  return %0 : tensor<8xf32>")
+SUM = "(tensor<8xf32>, tensor<8xf32>) -> tensor<8xf32>"
+print(f"func.func @main({', '.join(ARGUMENTS)}) -> tensor<8xf32> {{")
+print(f'  %0 = "stablehlo.add"(%arg0, %arg60) : {SUM}')
+print(f'  %1 = "stablehlo.add"(%0, %arg119) : {SUM}')
+print("  return %1 : tensor<8xf32>")
 print("}")
