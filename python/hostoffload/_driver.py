@@ -6,8 +6,8 @@ stdin): such input goes to the native driver untouched, with every argument as g
 other form jaxlib reads is converted to the generic form first (in a child process, see
 :mod:`hostoffload._convert`), and the native driver reads the converted module in its place,
 with every other argument unchanged. Input that cannot be read (empty, a directory, of no
-known form, or needing jax that is not installed) gets a message and exit status
-:data:`EXIT_UNREADABLE`, never that of a verdict (1 for E1200).
+known form, or needing jax that is not installed) gets a message and exit status 2, never
+that of a verdict (1 for E1200); Ctrl-C before the native driver runs gets one line and 130.
 """
 
 from __future__ import annotations
@@ -19,23 +19,23 @@ import subprocess
 import sys
 from pathlib import Path
 
+from hostoffload._command import EXIT_BAD_INPUT, STDIN, STDIN_NAME, interrupted
 from hostoffload._forms import (
-    DIRECTORY,
+    CPU_LOWERING,
     EMPTY,
     READABLE,
     VHLO_TEXT,
     Form,
+    directory_error,
+    dump_platform,
     looks_like,
+    python_source,
     read_head,
     recognise,
 )
 
-DRIVER = Path(__file__).resolve().parent / "bin" / "offload-opt"
-
-EXIT_UNREADABLE = 2
-
-STDIN = "-"
-STDIN_NAME = "<stdin>"
+PROG = "offload-opt"
+DRIVER = Path(__file__).absolute().parent / "bin" / PROG
 
 # Options after which the native driver reads no input at all.
 _NO_INPUT = re.compile(
@@ -55,16 +55,19 @@ def main() -> None:
     """Replace this process with the native driver, on the input converted if need be."""
     if not DRIVER.is_file():
         sys.stderr.write(
-            f"offload-opt: the native driver is missing at {DRIVER}; reinstall hostoffload\n"
+            f"{PROG}: the native driver is missing at {DRIVER}; reinstall hostoffload\n"
         )
-        sys.exit(EXIT_UNREADABLE)
+        sys.exit(EXIT_BAD_INPUT)
     arguments = sys.argv[1:]
     if not any(_NO_INPUT.fullmatch(argument) for argument in arguments):
         try:
             arguments = _prepare_input(arguments)
         except Unreadable as error:
             sys.stderr.write(f"{error}\n")
-            sys.exit(EXIT_UNREADABLE)
+            sys.exit(EXIT_BAD_INPUT)
+        except KeyboardInterrupt:
+            # While reading stdin or converting; the converter child gets the same Ctrl-C.
+            sys.exit(interrupted(PROG))
     os.execv(DRIVER, [str(DRIVER), *arguments])
 
 
@@ -80,13 +83,18 @@ def _prepare_input(arguments: list[str]) -> list[str]:
         head = read_head(io.BytesIO(data).read)
     else:
         name, data, head = path, None, _read_head(path)
-    form = recognise(head)
+    form = recognise(head, None if path == STDIN else path)
+    if path != STDIN and form is not Form.PYTHON and dump_platform(Path(path)) == "cpu":
+        sys.stderr.write(f"{path}: warning: {CPU_LOWERING}\n")
+        sys.stderr.flush()
     if form is Form.GENERIC:
         if data is not None:
             _feed_stdin(data)
         return arguments
     if form is Form.EMPTY:
         raise Unreadable(f"{name}: error: {EMPTY}")
+    if form is Form.PYTHON:
+        raise Unreadable(f"{name}: error: {python_source(None if path == STDIN else path)}")
     if form is Form.VHLO_TEXT:
         raise Unreadable(f"{name}: error: {VHLO_TEXT}")
     if not form.needs_jax:
@@ -135,7 +143,7 @@ def _options_taking_values() -> frozenset[str]:
 
 def _read_head(path: str) -> bytes:
     if os.path.isdir(path):
-        raise Unreadable(f"{path}: error: {DIRECTORY}")
+        raise Unreadable(f"{path}: error: {directory_error(Path(path))}")
     try:
         with open(path, "rb") as stream:
             return read_head(stream.read)

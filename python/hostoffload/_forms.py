@@ -30,6 +30,7 @@ class Form(enum.Enum):
     VHLO_TEXT = "VHLO text (StableHLO's versioned serialization dialect, printed)"
     HLO = "HLO text"
     EXPORT = "a serialized jax.export artifact"
+    PYTHON = "Python source"
     EMPTY = "empty"
     UNKNOWN = "none of the forms hostoffload reads"
 
@@ -61,11 +62,6 @@ NEEDS_JAX = (
 
 EMPTY = "the input is empty: there is no module to check"
 
-DIRECTORY = (
-    "this is a directory, not a module: give one of its files, or run python -m hostoffload "
-    "check on it, which checks the dump files of JAX and XLA in it"
-)
-
 VHLO_TEXT = (
     "the input is VHLO text, StableHLO's versioned serialization printed as MLIR, which is "
     "meant to be read back as the artifact it came from, not checked: give the artifact itself "
@@ -73,6 +69,16 @@ VHLO_TEXT = (
     "or the StableHLO it was made from"
 )
 
+_PYTHON_SUFFIX = ".py"
+# Python source: a `#!` line naming python, or a first statement (after blank lines and `#`
+# comments) that starts as no MLIR or HLO text does: an import, a def or class, a decorator,
+# a docstring, or `if __name__`. (MLIR text starts with an op, `module`, an alias definition
+# `#name = ...` or a `//` comment; HLO text with `HloModule`.)
+_PYTHON_START = re.compile(
+    rb"#![^\n]*python|(?:[ \t]*(?:#[^\n]*)?\r?\n)*"
+    rb"(?:import[ \t]+\w|from[ \t]+[\w.]+[ \t]+import\b|(?:async[ \t]+)?def[ \t]+\w+[ \t]*\("
+    rb"|class[ \t]+\w+[ \t]*[(:]|@\w|\"{3}|'{3}|if[ \t]+__name__\b)"
+)
 # After blanks, comments and attribute or type alias definitions (`#loc1 = loc(...)`,
 # `!t = ...`), the first token tells text forms apart.
 _BLANKS_AND_COMMENTS = re.compile(rb"(?:\s+|//[^\n]*)*")
@@ -103,8 +109,11 @@ def read_head(read: Callable[[int], bytes]) -> bytes:
     return head
 
 
-def recognise(head: bytes) -> Form:
-    """The form of an input whose first bytes, as :func:`read_head` reads them, are ``head``."""
+def recognise(head: bytes, path: str | None = None) -> Form:
+    """The form of an input whose first bytes, as :func:`read_head` reads them, are ``head``;
+    ``path`` is the file it was read from, if any (a ``.py`` file is Python source)."""
+    if path is not None and path.endswith(_PYTHON_SUFFIX) or _PYTHON_START.match(head):
+        return Form.PYTHON
     if head.startswith(BYTECODE_MAGIC):
         producer = head[len(BYTECODE_MAGIC) + 1 :]
         return Form.PORTABLE if producer.startswith(PORTABLE_PRODUCER) else Form.BYTECODE
@@ -121,6 +130,16 @@ def recognise(head: bytes) -> Form:
     if not _MLIR_START.match(rest):
         return Form.UNKNOWN
     return Form.PRETTY if _FOREIGN_PRETTY_OP.search(head) else Form.GENERIC
+
+
+def python_source(path: str | None) -> str:
+    """What to tell a user who gave the Python source at ``path`` (None: text, or stdin)."""
+    script = path if path is not None and path.endswith(_PYTHON_SUFFIX) else "SCRIPT"
+    return (
+        "this is Python source, not a module: run it with every program JAX compiles checked "
+        f"(hostoffload run {script}), or check one function, lowered for TPU, with "
+        "hostoffload.check_jax(fn, *args) in Python"
+    )
 
 
 def _skip_preamble(head: bytes) -> int:
@@ -161,11 +180,36 @@ def looks_like(head: bytes) -> str:
 # `module_NNNN.<name>.<kernel>-{pre,post}-optimization.mlir` and `-post-lowering.mlir`, which
 # are no programs of the user's; JAX_DUMP_IR_TO=DIR writes `jax_irNNNN_<name>_compile.mlir`
 # (pretty-printed StableHLO).
-_HLO_DUMP = "*.before_optimizations.txt"
+_BEFORE_OPTIMIZATIONS = ".before_optimizations.txt"
+_HLO_DUMP = f"*{_BEFORE_OPTIMIZATIONS}"
 _MLIR_DUMP = "*.mlir"
+# What writes each, for a user who gave a directory without any.
+_DUMP_FILES = (
+    (_HLO_DUMP, "XLA_FLAGS=--xla_dump_to=DIR"),
+    (_MLIR_DUMP, "JAX_DUMP_IR_TO=DIR, or a module of yours"),
+)
 _XLA_INPUT_FOLDER_FILES = "compile_options.*"
 _XLA_KERNEL_MLIR = re.compile(
     r"module_\d+\..+-(pre-optimization|post-optimization|post-lowering)\.mlir"
+)
+
+
+# Beside the compile options, PJRT writes the topology it compiles for: `topology.textproto`
+# from jaxlib 0.10 on (`platform_name: "cpu"`), `topology.pb` before it (the same
+# PjRtTopologyDescriptionProto, whose field 2 is platform_name). XLA compiles modules of its
+# own with no such folder (the host computations of a TPU program, with XLA:CPU).
+_TOPOLOGY_TEXT = "topology.textproto"
+_TOPOLOGY_PROTO = "topology.pb"
+_PLATFORM_NAME = re.compile(rb'^platform_name:\s*"([^"]*)"', re.MULTILINE)
+_PLATFORM_NAME_FIELD = 2
+_XLA_MODULE = re.compile(r"module_\d+\.(.+)")
+
+CPU_LOWERING = (
+    "XLA:CPU compiled this module (its dump names platform cpu): JAX lowered it for CPU, which "
+    "drops every jax.device_put between memories inside jit, so this check may miss E1200s or "
+    "report ones that XLA:TPU would not; check the TPU lowering instead: "
+    'jax.jit(f).trace(*args).lower(lowering_platforms=("tpu",)), hostoffload.check_jax(f, '
+    "*args), or hostoffload run SCRIPT and pytest --hostoffload, which lower for TPU"
 )
 
 
@@ -182,3 +226,94 @@ def find_dump_files(directory: Path) -> list[Path]:
         and not (path.parent != directory and any(path.parent.glob(_XLA_INPUT_FOLDER_FILES)))
     )
     return sorted(found)
+
+
+def directory_error(directory: Path) -> str:
+    """What to tell a user who gave ``directory`` where one module was expected: that it holds
+    no dump files, and the names looked for; or which to give, or how to check them all."""
+    found = find_dump_files(directory)
+    if not found:
+        looked_for = " and ".join(f"{pattern} ({writer})" for pattern, writer in _DUMP_FILES)
+        return f"no dump files found in this directory or below: looked for {looked_for}"
+    files = "its dump file" if len(found) == 1 else f"its {len(found)} dump files, such as"
+    return (
+        f"this is a directory, not a module: give {files} {found[0]}, or run hostoffload "
+        "check on the directory, which checks every dump file in it"
+    )
+
+
+def dump_platform(path: Path) -> str | None:
+    """The platform (``"cpu"``, ``"tpu"``) that XLA compiled the program of dump file ``path``
+    for, as the topology PJRT wrote into the program's input folder says; None without one (no
+    dump of XLA's, or a module XLA compiled for its own use)."""
+    for folder in _input_folders(path):
+        platform = _topology_platform(folder)
+        if platform is not None:
+            return platform
+    return None
+
+
+def _input_folders(path: Path) -> list[Path]:
+    """The folders in which PJRT may have written the input of the program of dump file
+    ``path``: the one ``module.mlir`` is in; for ``module_NNNN.<name>.before_optimizations.txt``
+    ``module_NNNN.<name>/`` beside it, or before jaxlib 0.10 ``<name>_<id>/``."""
+    if path.name == "module.mlir":
+        return [path.parent]
+    module = _XLA_MODULE.fullmatch(path.name.removesuffix(_BEFORE_OPTIMIZATIONS))
+    if not path.name.endswith(_BEFORE_OPTIMIZATIONS) or module is None:
+        return []
+    before_jaxlib_0_10 = re.compile(re.escape(module[1]) + r"_\d+")
+    try:
+        older = sorted(
+            folder
+            for folder in path.parent.iterdir()
+            if before_jaxlib_0_10.fullmatch(folder.name) and folder.is_dir()
+        )
+    except OSError:
+        older = []
+    return [path.parent / module[0], *older]
+
+
+def _topology_platform(folder: Path) -> str | None:
+    try:
+        if (folder / _TOPOLOGY_TEXT).is_file():
+            found = _PLATFORM_NAME.search((folder / _TOPOLOGY_TEXT).read_bytes())
+            return found[1].decode(errors="replace") if found else None
+        if (folder / _TOPOLOGY_PROTO).is_file():
+            return _string_field((folder / _TOPOLOGY_PROTO).read_bytes(), _PLATFORM_NAME_FIELD)
+    except OSError:
+        pass
+    return None
+
+
+def _string_field(message: bytes, number: int) -> str | None:
+    """Field ``number`` of a serialized protocol buffer ``message``, read as a string; None
+    when it is not there, or the message is not one."""
+    position = 0
+    while position < len(message):
+        key, position = _varint(message, position)
+        field, wire_type = key >> 3, key & 7
+        if wire_type == 0:
+            _, position = _varint(message, position)
+        elif wire_type in (1, 5):  # 64-bit, 32-bit
+            position += 8 if wire_type == 1 else 4
+        elif wire_type == 2:  # length-delimited
+            length, position = _varint(message, position)
+            if field == number:
+                return message[position : position + length].decode(errors="replace")
+            position += length
+        else:
+            return None
+    return None
+
+
+def _varint(message: bytes, position: int) -> tuple[int, int]:
+    value = shift = 0
+    while position < len(message):
+        byte = message[position]
+        position += 1
+        value |= (byte & 0x7F) << shift
+        shift += 7
+        if byte < 0x80:
+            break
+    return value, position

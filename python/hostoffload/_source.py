@@ -20,12 +20,14 @@ from typing import Any, NamedTuple
 
 from hostoffload import _convert, _errors
 from hostoffload._forms import (
-    DIRECTORY,
     EMPTY,
     READABLE,
     VHLO_TEXT,
     Form,
+    directory_error,
+    dump_platform,
     looks_like,
+    python_source,
     read_head,
     recognise,
 )
@@ -33,6 +35,7 @@ from hostoffload._print import generic_text
 from hostoffload.diagnostic import Diagnostic, InputError, Location, Note
 from hostoffload.mlir import ir
 from hostoffload.mlir._mlir_libs import _hostoffload
+from hostoffload.platforms import OFFLOADING_PLATFORMS
 
 # Modules torn down on the library's thread hold their contexts until it is done: the
 # interpreter must not finalize before.
@@ -47,6 +50,9 @@ TEXT_RULE = (
     "'module' followed by a blank, '{' or '@', 'func.func' or 'HloModule' followed by a blank"
 )
 
+# The platforms a report may name: those that offload, and CPU, whose lowering it warns of.
+REPORTED_PLATFORMS = OFFLOADING_PLATFORMS | {"cpu"}
+
 UNSUPPORTED = (
     "expected MLIR or HLO text (str or bytes), a serialized jax.export artifact (bytes), a path, "
     "a hostoffload.mlir or jaxlib ir.Module or Operation, a jax.stages.Traced or Lowered, or a "
@@ -55,12 +61,14 @@ UNSUPPORTED = (
 
 
 class Resolved(NamedTuple):
-    """A module to analyse: ``operation``, its input's ``name``, and whether it was just
-    parsed (and so verified) here."""
+    """A module to analyse: ``operation``, its input's ``name``, whether it was just parsed
+    (and so verified) here, and the ``platform`` XLA compiled it for where it is a file of
+    XLA's dump (see :func:`hostoffload._forms.dump_platform`)."""
 
     operation: ir.Operation
     name: str | None
     verified: bool
+    platform: str | None = None
 
 
 def is_text(source: str) -> bool:
@@ -93,7 +101,7 @@ def resolve(source: object, name: str | None, *, copy: bool) -> Iterator[Resolve
         else:
             module, name = _module_of(source, context, name)
         try:
-            yield Resolved(module.operation, name, verified=True)
+            yield Resolved(module.operation, name, verified=True, platform=_dump_platform(source))
         finally:
             # Nothing outside refers into this module: its teardown (a twentieth of the
             # parse) need not keep the caller waiting.
@@ -111,6 +119,15 @@ def generic_form(operation: Any) -> str:
     """The module in the generic form, as text: the bytes of :func:`generic_text` that are
     not UTF-8 are decoded with ``surrogateescape``, which the parse undoes."""
     return generic_text(operation).decode("utf-8", "surrogateescape")
+
+
+def _dump_platform(source: object) -> str | None:
+    """The platform of the dump file that ``source`` is the path of, if it is one that a
+    report names (see ``report.schema.json``)."""
+    if isinstance(source, os.PathLike) or isinstance(source, str) and not is_text(source):
+        platform = dump_platform(Path(os.fsdecode(os.fspath(source))))
+        return platform if platform in REPORTED_PLATFORMS else None
+    return None
 
 
 def _module_of(
@@ -153,7 +170,7 @@ def _jax_object_generic_form(source: object, name: str | None) -> tuple[bytes, b
 
 def _read(path: str, given_as_str: bool) -> bytes:
     if os.path.isdir(path):
-        raise InputError.unlocated(DIRECTORY, source=path)
+        raise InputError.unlocated(directory_error(Path(path)), source=path)
     try:
         return Path(path).read_bytes()
     except (OSError, ValueError) as error:
@@ -189,9 +206,11 @@ def _encode(text: str, name: str | None) -> bytes:
 
 
 def _from_bytes(data: bytes, context: ir.Context, name: str | None, path: str | None) -> ir.Module:
-    form = recognise(read_head(io.BytesIO(data).read))
+    form = recognise(read_head(io.BytesIO(data).read), path)
     if form is Form.EMPTY:
         raise InputError.unlocated(EMPTY, source=name)
+    if form is Form.PYTHON:
+        raise InputError.unlocated(python_source(path), source=name)
     if form is Form.VHLO_TEXT:
         raise InputError.unlocated(VHLO_TEXT, source=name)
     if form.needs_jax and form is not Form.PRETTY:

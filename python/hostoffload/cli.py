@@ -4,7 +4,8 @@ them, or run a script with every program JAX compiles checked.
 Exit status: 0 nothing wrong, 1 an error found (E1200, HOE101 under ``--strict``, any warning
 under ``--warnings-as-errors``), 2 an input could not be checked or fixed (unreadable or
 unparseable, no entry function), bad usage, or an internal error; 141 (128 + SIGPIPE, as a
-shell reports a command its reader stopped) when the reader of the output closed it early.
+shell reports a command its reader stopped) when the reader of the output closed it early; 130
+(128 + SIGINT) on Ctrl-C. The statuses are defined in :mod:`hostoffload._command`.
 """
 
 from __future__ import annotations
@@ -13,25 +14,25 @@ import argparse
 import json
 import os
 import runpy
-import signal
 import sys
-import traceback
 from collections.abc import Sequence
 from pathlib import Path
+from types import TracebackType
 
 from hostoffload import __version__, _forms, api, github, sarif
+from hostoffload._command import (
+    EXIT_BAD_INPUT,
+    EXIT_CLEAN,
+    EXIT_CLOSED_PIPE,
+    EXIT_ERRORS,
+    STDIN,
+    STDIN_NAME,
+    interrupted,
+)
 from hostoffload.codes import code_named
 from hostoffload.config import FORMATS, Config, ConfigError, find
 from hostoffload.diagnostic import InputError
 from hostoffload.report import Report
-
-EXIT_CLEAN = 0
-EXIT_ERRORS = 1
-EXIT_BAD_INPUT = 2
-EXIT_CLOSED_PIPE = 128 + signal.SIGPIPE
-
-STDIN = "-"
-STDIN_NAME = "<stdin>"
 
 PROG = "hostoffload"
 
@@ -49,6 +50,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         return EXIT_BAD_INPUT
     except BrokenPipeError:
         return _closed_pipe()
+    except KeyboardInterrupt:
+        return interrupted(PROG)
     except Exception as error:
         # A bug of ours still gets one line and exit 2 rather than a traceback.
         sys.stderr.write(f"{PROG}: internal error: {type(error).__name__}: {error}\n")
@@ -304,14 +307,30 @@ def _run(args: argparse.Namespace) -> int:
     ignore = [*args.ignore, *config.ignore]
     with watch("warn" if args.warn else "error", strict=strict, ignore=ignore):
         try:
-            runpy.run_path(args.script, run_name="__main__")
+            # By the absolute path that `python SCRIPT` names the script's frames by.
+            runpy.run_path(os.path.join(os.getcwd(), args.script), run_name="__main__")
         except SystemExit as exit:
             return _exit_status(exit.code)
-        except Exception:
-            # The script's own error (a MismatchError among them), as `python SCRIPT` shows it.
-            traceback.print_exc()
+        except Exception as error:
+            # The script's own error (a MismatchError among them), as `python SCRIPT` shows it:
+            # by sys.excepthook, from the script's frames on (the hook shows the traceback the
+            # exception holds), and exit status 1.
+            error.with_traceback(_without_own_frames(error.__traceback__))
+            sys.excepthook(type(error), error, error.__traceback__)
             return 1
     return EXIT_CLEAN
+
+
+# The modules whose frames `hostoffload run` puts before the script's own.
+_OWN_MODULES = frozenset({__name__, runpy.__name__})
+
+
+def _without_own_frames(trace: TracebackType | None) -> TracebackType | None:
+    """``trace`` from its first frame that is not of this module or runpy: None for an error
+    raised before the script ran (a SyntaxError in it), which then shows no frames."""
+    while trace is not None and trace.tb_frame.f_globals.get("__name__") in _OWN_MODULES:
+        trace = trace.tb_next
+    return trace
 
 
 def _exit_status(code: object) -> int:

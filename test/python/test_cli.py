@@ -10,7 +10,14 @@ import sysconfig
 from pathlib import Path
 
 import pytest
-from conftest import CLEAN, EXAMPLE, HOST_COMPUTE_ONLY, REPO_ROOT, run_hostoffload
+from conftest import (
+    CLEAN,
+    EXAMPLE,
+    HOST_COMPUTE_ONLY,
+    REPO_ROOT,
+    run_hostoffload,
+    run_offload_opt,
+)
 from test_report import sarif_errors
 
 from hostoffload import Report, cli
@@ -373,7 +380,21 @@ def test_a_directory_checks_the_dump_files_in_it(tmp_path: Path) -> None:
 
 
 def test_a_directory_without_dump_files_exits_2(tmp_path: Path) -> None:
+    (tmp_path / "notes.txt").write_text("not a dump file")
     result = run_hostoffload("check", tmp_path)
     assert result.returncode == 2
-    assert result.stderr.startswith(f"{tmp_path}: error: this is a directory")
+    (line,) = result.stderr.splitlines()
+    assert line.startswith(f"{tmp_path}: error: no dump files found in this directory or below")
+    assert "looked for *.before_optimizations.txt" in line and " and *.mlir " in line
     assert_no_traceback(result)
+
+
+def test_python_source_exits_2_and_is_pointed_at_run(tmp_path: Path) -> None:
+    script = tmp_path / "train.py"
+    script.write_text(RUN_SCRIPT)
+    for result in (run_hostoffload("check", script), run_offload_opt(script)):
+        assert result.returncode == 2
+        assert result.stderr.startswith(f"{script}: error: this is Python source, not a module")
+        assert f"(hostoffload run {script})" in result.stderr
+        assert "hostoffload.check_jax" in result.stderr
+        assert_no_traceback(result)

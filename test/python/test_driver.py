@@ -63,3 +63,16 @@ def test_exit_code_1_is_only_a_verdict() -> None:
     assert "its functions are 'main'" in wrong_entry.stderr
     assert run_offload_opt(str(EXAMPLE), "--host-offload-fix=strategy=sideways").returncode == 2
     assert run_offload_opt(str(CLEAN), "--host-offload-check", "-o", os.devnull).returncode == 0
+
+
+def test_a_directory_without_dump_files_is_told_what_was_looked_for(tmp_path: Path) -> None:
+    result = run_offload_opt(tmp_path, "--host-offload-check")
+    assert result.returncode == 2
+    assert result.stderr.startswith(f"{tmp_path}: error: no dump files found in this directory")
+    assert "*.before_optimizations.txt" in result.stderr
+
+
+def test_python_source_on_stdin_is_told_what_it_is() -> None:
+    result = run_offload_opt("--host-offload-check", stdin="import jax\n\nprint(jax.devices())\n")
+    assert result.returncode == 2
+    assert result.stderr.startswith("<stdin>: error: this is Python source, not a module")

@@ -5,6 +5,7 @@ and what each bad input gets (docs/input-forms.md)."""
 from __future__ import annotations
 
 import importlib.util
+import io
 import os
 import re
 import resource
@@ -90,7 +91,32 @@ def program() -> object:
     ],
 )
 def test_every_committed_form_is_recognised(name: str, form: Form) -> None:
-    assert recognise((INPUTS / name).read_bytes()) is form
+    data = (INPUTS / name).read_bytes()
+    assert recognise(data) is form
+    assert recognise(data, str(INPUTS / name)) is form
+
+
+def test_no_module_of_the_suites_is_taken_for_python() -> None:
+    """The Python heads recognised are none that MLIR or HLO text starts with: every module of
+    the differential suite and every lit test (MLIR text, HLO text, their hostile inputs)."""
+    lit = REPO_ROOT / "test" / "lit"
+    patterns = ("*.mlir", "*.mlirbc", "*.hlo.txt", "*.before_optimizations.txt", "*.export")
+    modules = [
+        *(REPO_ROOT / "test" / "differential").glob("*.mlir"),
+        *(
+            path
+            for pattern in patterns
+            for path in lit.rglob(pattern)
+            if "Output" not in path.parts
+        ),
+    ]
+    assert len(modules) > 1000
+    taken = [
+        path
+        for path in modules
+        if recognise(read_head(io.BytesIO(path.read_bytes()).read)) is Form.PYTHON
+    ]
+    assert taken == []
 
 
 @pytest.mark.parametrize(
@@ -107,10 +133,27 @@ def test_every_committed_form_is_recognised(name: str, form: Form) -> None:
         (b"ML\xefR\rMLIR23.0.0git\x00", Form.BYTECODE),
         (b"hello world", Form.UNKNOWN),
         (bytes(range(256)), Form.UNKNOWN),
+        (b"#!/usr/bin/env python3\nprint(1)\n", Form.PYTHON),
+        (b"import jax\n", Form.PYTHON),
+        (b"from jax import numpy as jnp\n", Form.PYTHON),
+        (b"# Copyright\n\nfrom __future__ import annotations\n", Form.PYTHON),
+        (b'"""Train a model."""\n', Form.PYTHON),
+        (b"def step(params):\n", Form.PYTHON),
+        (b"async def main():\n", Form.PYTHON),
+        (b"class Model:\n", Form.PYTHON),
+        (b"@jax.jit\ndef step(x):\n", Form.PYTHON),
+        (b'if __name__ == "__main__":\n', Form.PYTHON),
+        # Python that starts as no head above: only a .py name tells.
+        (b"x = 1\n", Form.UNKNOWN),
     ],
 )
 def test_recognise(head: bytes, form: Form) -> None:
     assert recognise(head) is form
+
+
+def test_a_python_file_is_python_whatever_it_starts_with() -> None:
+    assert recognise((INPUTS / "program.py").read_bytes()) is Form.PYTHON
+    assert recognise(b"x = 1\n", "train.py") is Form.PYTHON
 
 
 def test_a_long_preamble_of_location_aliases_is_read_past(tmp_path: Path) -> None:
@@ -304,11 +347,39 @@ def test_empty_input_says_so(tmp_path: Path) -> None:
             check(source)
 
 
-def test_directory_says_what_to_run(tmp_path: Path) -> None:
-    with pytest.raises(
-        InputError, match="this is a directory, not a module.*python -m hostoffload"
-    ):
+def test_a_directory_without_dump_files_says_what_was_looked_for(tmp_path: Path) -> None:
+    (tmp_path / "notes.txt").write_text("not a dump file")
+    with pytest.raises(InputError) as caught:
         check(tmp_path)
+    message = str(caught.value)
+    assert message.startswith(f"{tmp_path}: error: no dump files found in this directory or ")
+    assert "*.before_optimizations.txt (XLA_FLAGS=--xla_dump_to=DIR)" in message
+    assert "*.mlir (JAX_DUMP_IR_TO=DIR" in message
+
+
+def test_a_directory_of_dump_files_says_which_to_give(tmp_path: Path) -> None:
+    dump = tmp_path / "module_0000.jit_step.before_optimizations.txt"
+    dump.write_text(SMALL_HLO)
+    with pytest.raises(InputError) as caught:
+        check(tmp_path)
+    assert str(caught.value) == (
+        f"{tmp_path}: error: this is a directory, not a module: give its dump file {dump}, or "
+        "run hostoffload check on the directory, which checks every dump file in it"
+    )
+
+
+@pytest.mark.parametrize("given", ["path", "str", "text"])
+def test_python_source_is_told_what_to_run(given: str, tmp_path: Path) -> None:
+    script = tmp_path / "train.py"
+    script.write_text((INPUTS / "program.py").read_text())
+    source = {"path": script, "str": str(script), "text": script.read_text()}[given]
+    with pytest.raises(InputError) as caught:
+        check(source)
+    message = str(caught.value)
+    assert "this is Python source, not a module" in message
+    run = f"hostoffload run {script}" if given != "text" else "hostoffload run SCRIPT"
+    assert f"({run})" in message
+    assert "hostoffload.check_jax(fn, *args)" in message
 
 
 def test_vhlo_text_says_what_it_is() -> None:

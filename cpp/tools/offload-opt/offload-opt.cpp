@@ -25,8 +25,12 @@
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/InitLLVM.h"
 #include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/Signals.h"
 #include "llvm/Support/ToolOutputFile.h"
 #include "llvm/Support/raw_ostream.h"
+
+#include <csignal>
+#include <unistd.h>
 
 #if defined(__GLIBC__)
 #include <malloc.h>
@@ -57,12 +61,26 @@ static constexpr DefaultFlag kDefaultFlags[] = {
 static constexpr int kExitClean = 0;
 static constexpr int kExitProgramError = 1;
 static constexpr int kExitBadInput = 2;
+/// A reader that closed the output early (`offload-opt ... | head`): the
+/// status a shell reports for a command that SIGPIPE ended, as
+/// `hostoffload check` exits then.
+static constexpr int kExitClosedPipe = 128 + SIGPIPE;
 
 static bool namesOption(llvm::StringRef arg, llvm::StringRef optionName) {
   if (!arg.consume_front("-"))
     return false;
   arg.consume_front("-");
   return arg.split('=').first == optionName;
+}
+
+/// Ends the driver quietly when its reader has gone, whatever the disposition
+/// of SIGPIPE it inherited: the offload-opt shim is Python, which ignores
+/// SIGPIPE, and the exec keeps it ignored; every write then fails, and LLVM
+/// ends with "IO failure on output stream" and exit 1, the status of an E1200.
+static void exitOnClosedPipe(int) {
+  // Removes a partly written -o file, as an interrupt does.
+  llvm::sys::RunInterruptHandlers();
+  _exit(kExitClosedPipe);
 }
 
 static void printVersion(llvm::raw_ostream &os) {
@@ -158,7 +176,9 @@ int main(int argc, char **argv) {
   // is freed, while it is still in the caches.
   mallopt(M_MXFAST, 0);
 #endif
-  llvm::InitLLVM initLLVM(argc, argv);
+  // LLVM's own SIGPIPE handler exits with EX_IOERR (74).
+  llvm::InitLLVM initLLVM(argc, argv, /*InstallPipeSignalExitHandler=*/false);
+  std::signal(SIGPIPE, exitOnClosedPipe);
   // A large model can produce tens of thousands of diagnostics; unbuffered,
   // each would cost several system calls. raw_ostream flushes at exit. The
   // buffer holds as much as a pipe does on Linux: with the 4 KiB buffer that
