@@ -67,6 +67,11 @@ class Model:
     def lower(self, variant: str, units: int) -> Any:
         """The step lowered for TPU: ``units`` layers, or a scan over ``2 * units`` stacked
         layers unrolled ``units`` times."""
+        return self.traced(variant, units).lower(lowering_platforms=("tpu",))
+
+    def traced(self, variant: str, units: int) -> Any:
+        """The step traced with its arguments on the CPU device, as :meth:`lower` lowers it;
+        a new step function each time, so that JAX's caches never answer for it."""
         if variant not in VARIANTS:
             raise ValueError(f"variant must be one of {VARIANTS}, not {variant!r}")
         layers = 2 * units if self.scanned else units
@@ -93,8 +98,7 @@ class Model:
             state_out = jax.tree.map(lambda _: host, args[1])
             jit_kwargs["out_shardings"] = (None, state_out, None, None)
         step = train_step(self.remat, self.scanned, units, adam_on_host)
-        traced = jax.jit(step, **jit_kwargs).trace(*args)
-        return traced.lower(lowering_platforms=("tpu",))
+        return jax.jit(step, **jit_kwargs).trace(*args)
 
 
 MODELS: dict[str, Model] = {

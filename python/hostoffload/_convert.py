@@ -30,7 +30,7 @@ from hostoffload import _hlo
 from hostoffload._errors import mlir_diagnostics
 from hostoffload._forms import JAXLIB_RELEASES, NEEDS_JAX, Form
 from hostoffload._print import generic_text, output_file, print_generic_into
-from hostoffload.diagnostic import Diagnostic, InputError, Location
+from hostoffload.diagnostic import Diagnostic, InputError, Location, diagnostics_from_json
 
 # The exit status of the child when it raised an InputError (written as JSON on stdout).
 _EXIT_INPUT_ERROR = 3
@@ -397,7 +397,7 @@ def convert_in_child_into(
     if result.returncode == _EXIT_INPUT_ERROR:
         report = json.loads(result.stdout)
         cls = MissingJax if report.get("missing_jax") else InputError
-        diagnostics = [Diagnostic.from_json(d) for d in report["errors"]]
+        diagnostics = diagnostics_from_json(report)
         raise cls(*diagnostics, source=name)
     raise InputError.unlocated(_crash_message(form, result), source=name)
 

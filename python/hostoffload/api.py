@@ -10,7 +10,8 @@ from typing import Any
 
 from hostoffload import _errors, _source
 from hostoffload.diagnostic import InputError, locations_from_json
-from hostoffload.mlir import passmanager
+from hostoffload.jax_fix import Output
+from hostoffload.mlir import ir, passmanager
 from hostoffload.mlir._mlir_libs import _hostoffload
 from hostoffload.platforms import Platform, platform_named
 from hostoffload.report import REPORT_CLASSES, Report, Strategy
@@ -170,7 +171,46 @@ def _analyze(
             classes=REPORT_CLASSES,
             locations=locations_from_json,
         )
-        return Report.from_objects(data, module.name)
+        report = Report.from_objects(data, module.name)
+    # Only the fix reads them, and reading takes 8 us an output through MLIR's Python API.
+    failing = any(finding.code == "E1200" for finding in report.errors)
+    outputs = _entry_outputs(module.operation, report.entry) if failing else None
+    return dataclasses.replace(report, outputs=outputs, platform=module.platform)
+
+
+def _entry_outputs(module: ir.Operation, entry: str) -> tuple[Output, ...] | None:
+    """The outputs of function ``entry`` of ``module`` as its ``res_attrs`` declare them."""
+    for operation in module.regions[0].blocks[0].operations:
+        operation = operation.operation
+        attributes = operation.attributes
+        if operation.name != "func.func" or _text(attributes["sym_name"]) != entry:
+            continue
+        function_type = ir.FunctionType(ir.TypeAttr(attributes["function_type"]).value)
+        if "res_attrs" not in attributes:
+            return tuple(Output("", "") for _ in function_type.results)
+        return tuple(
+            Output(
+                _string(ir.DictAttr(result), "jax.result_info"),
+                _string(ir.DictAttr(result), "mhlo.memory_kind"),
+            )
+            for result in ir.ArrayAttr(attributes["res_attrs"])
+        )
+    return None
+
+
+def _string(attributes: ir.DictAttr, name: str) -> str:
+    """Attribute ``name`` of ``attributes`` if it is a string, else ``""``."""
+    try:
+        value = attributes[name]
+    except KeyError:
+        return ""
+    return _text(value) if isinstance(value, ir.StringAttr) else ""
+
+
+def _text(attribute: ir.Attribute) -> str:
+    """A string attribute's bytes as the report holds names: bytes that are not UTF-8 are
+    decoded with ``surrogateescape``, as the analysis does."""
+    return ir.StringAttr(attribute).value_bytes.decode("utf-8", "surrogateescape")
 
 
 @contextmanager

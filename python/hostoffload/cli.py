@@ -32,7 +32,8 @@ from hostoffload._command import (
 from hostoffload.codes import code_named
 from hostoffload.config import FORMATS, Config, ConfigError, find
 from hostoffload.diagnostic import InputError
-from hostoffload.report import Report
+from hostoffload.platforms import Platform, chosen_platform
+from hostoffload.report import LOCATION_FORMS, Report
 
 PROG = "hostoffload"
 
@@ -91,6 +92,13 @@ def _parser() -> argparse.ArgumentParser:
     output.add_argument(
         "--sarif", dest="format", action="store_const", const="sarif", help="--format sarif"
     )
+    check.add_argument(
+        "--json-locations",
+        choices=LOCATION_FORMS,
+        default="inline",
+        help="json: every location written in place (default), or each distinct one once in a "
+        "'locations' table that the findings refer to by index (smaller for large models)",
+    )
     _add_entry(check)
     _add_strict(check)
     check.add_argument(
@@ -137,6 +145,13 @@ def _parser() -> argparse.ArgumentParser:
         "--warn", action="store_true", help="warn (MismatchWarning) and compile instead"
     )
     _add_strict(run)
+    run.add_argument(
+        "--platform",
+        type=_platform,
+        default=None,
+        help="the lowering checked when JAX compiles for CPU: tpu (default, or "
+        "$HOSTOFFLOAD_PLATFORM) or cuda; a TPU or GPU compile is checked as it is",
+    )
     _add_ignore(run)
     run.add_argument("script", metavar="SCRIPT", help="the Python script")
     run.add_argument("script_args", nargs=argparse.REMAINDER, metavar="ARGS")
@@ -181,6 +196,13 @@ def _code(text: str) -> str:
     return code
 
 
+def _platform(text: str) -> Platform:
+    try:
+        return chosen_platform(text)
+    except ValueError as error:
+        raise argparse.ArgumentTypeError(str(error)) from None
+
+
 def _read(file: str) -> tuple[object, str | None]:
     if file == STDIN:
         return sys.stdin.buffer.read(), STDIN_NAME
@@ -218,7 +240,7 @@ def _check(args: argparse.Namespace) -> int:
             report = report.with_warnings_as_errors()
         reports.append(report)
         if args.format == "json":
-            print(report.to_json())
+            print(report.to_json(locations=args.json_locations))
         elif args.format == "github":
             _print_lines(github.annotations(report, root))
         elif args.format == "text":
@@ -303,9 +325,15 @@ def _run(args: argparse.Namespace) -> int:
     sys.path.insert(0, str(script.resolve().parent))
     # The script's settings are those of the project it is run in: the current directory's.
     config = find()
+    try:
+        platform = args.platform or chosen_platform(config.platform)
+    except ValueError as error:
+        sys.stderr.write(f"{PROG}: error: {error}\n")
+        return EXIT_BAD_INPUT
+    action = "warn" if args.warn else "error"
     strict = args.strict if args.strict is not None else bool(config.strict)
     ignore = [*args.ignore, *config.ignore]
-    with watch("warn" if args.warn else "error", strict=strict, ignore=ignore):
+    with watch(action, strict=strict, ignore=ignore, platform=platform):
         try:
             # By the absolute path that `python SCRIPT` names the script's frames by.
             runpy.run_path(os.path.join(os.getcwd(), args.script), run_name="__main__")

@@ -1,8 +1,10 @@
 """Locations, diagnostics and :class:`InputError`: what every result of hostoffload points with.
 
-The JSON shape of each type is the one the analysis writes (``cpp/lib/CAPI/CAPI.cpp``), so a
-report converts to JSON and back without loss. A report writes each distinct location once, in
-a table (:func:`locations_from_json`, :class:`LocationTable`); errors write theirs in place.
+The JSON shape of each type is the one of ``report.schema.json``, so a report converts to JSON
+and back without loss. A report users get writes every location in place; the analysis (and
+``Report.to_json(locations="table")``) writes each distinct location once, in a table
+(:func:`locations_from_json`, :class:`LocationTable`), and refers to it by index. Errors write
+theirs in place.
 """
 
 from __future__ import annotations
@@ -14,6 +16,13 @@ from functools import partial
 from typing import Any
 
 UNKNOWN_MLIR_LOCATION = "loc(unknown)"
+
+#: The key of the errors that kept an input from being checked, in the JSON users get
+#: (:meth:`InputError.to_json`).
+INPUT_ERRORS_KEY = "input_errors"
+#: The same errors' key in the JSON of the C API, which the package reads (``analysisFailure``
+#: and ``parseFailure`` of ``report.schema.json``).
+ANALYSIS_ERRORS_KEY = "errors"
 
 # MLIR's spelling of a file location, alone (`loc("-":3:5)`, for what MLIR made up while
 # parsing text) or inside a name, call site or fusion (`loc(fused["add.1", "f.txt":3:0])`, as
@@ -215,8 +224,16 @@ class InputError(ValueError):
         return cls(Diagnostic(message, Location.unknown()), source=source)
 
     def to_json(self) -> dict[str, Any]:
-        """The JSON the analysis writes when it fails: only ``errors`` (and ``source``)."""
-        data: dict[str, Any] = {"errors": [d.to_json() for d in self.diagnostics]}
+        """The JSON of an input that could not be checked: ``input_errors`` (and ``source``)."""
+        data: dict[str, Any] = {}
         if self.source is not None:
             data["source"] = self.source
+        data[INPUT_ERRORS_KEY] = [d.to_json() for d in self.diagnostics]
         return data
+
+
+def diagnostics_from_json(data: Mapping[str, Any]) -> tuple[Diagnostic, ...]:
+    """The errors of the JSON of an input that could not be checked: :meth:`InputError.to_json`'s
+    ``input_errors``, or the C API's ``errors``."""
+    key = INPUT_ERRORS_KEY if INPUT_ERRORS_KEY in data else ANALYSIS_ERRORS_KEY
+    return tuple(Diagnostic.from_json(error) for error in data[key])

@@ -3,7 +3,7 @@
 One ``::error`` or ``::warning`` line per finding, ``::error file=F,line=L,col=C,title=T::M``,
 with the notes in the message (after a newline, which the command escapes). Files under the
 repository root are named relative to it, as GitHub expects; an input that could not be
-checked becomes an ``::error`` at that input.
+checked becomes an ``::error`` at that input, and a dump of XLA:CPU a ``::warning`` there.
 """
 
 from __future__ import annotations
@@ -17,8 +17,13 @@ from hostoffload.report import Finding, Report
 
 
 def annotations(report: Report, root: Path | None) -> list[str]:
-    """One workflow command per finding of ``report``."""
-    return [_finding(finding, report.source, root) for finding in report.findings]
+    """One workflow command per finding of ``report``, after a ``::warning`` at its input with
+    its :attr:`~hostoffload.report.Report.lowering_warning`, if it has one."""
+    found = [_finding(finding, report.source, root) for finding in report.findings]
+    if report.lowering_warning is None:
+        return found
+    where = _properties(Location.unknown(), report.source, root, None)
+    return [_command("warning", where, report.lowering_warning), *found]
 
 
 def failure_annotations(failure: InputError, root: Path | None) -> list[str]:

@@ -17,21 +17,37 @@ from dataclasses import dataclass
 from typing import Any, Literal, cast
 
 from hostoffload import jax_fix
+from hostoffload._forms import CPU_LOWERING
 from hostoffload.codes import Severity, code_named, xla_page
 from hostoffload.diagnostic import (
-    Diagnostic,
     InputError,
     Location,
     LocationTable,
     Note,
+    diagnostics_from_json,
     locations_from_json,
     render,
 )
 from hostoffload.suppressions import Comments
 
-JAX_FIX_HEADING = "fix in JAX (keep every failing output in host memory), for jax.jit:"
+JAX_FIX_HEADING = "fix in JAX:"
+#: Said once after the findings of a module without debug info, whose own lines stand in for
+#: the Python lines; offload-opt says the same (cpp/tools/offload-opt/CachedDiagnosticHandler.cpp,
+#: kWithoutDebugInfoHint), and a test compares them.
+WITHOUT_DEBUG_INFO_HINT = (
+    "this module has no debug info, so the findings point at its own lines: for Python source "
+    "lines, save lowered.as_text(debug_info=True) instead of lowered.as_text(), or check the "
+    "function with hostoffload.check_jax(fn, *args)"
+)
 StartKind = Literal["argument", "annotation"]
 Strategy = Literal["host", "device"]
+#: How :meth:`Report.to_json` writes locations: each in place (``inline``), or each distinct
+#: one once in a ``locations`` table that the rest refers to by index (``table``).
+LocationForm = Literal["inline", "table"]
+LOCATION_FORMS: tuple[LocationForm, ...] = ("inline", "table")
+#: A location as the JSON holds it (an object, or an index into the table), read or written.
+ReadLocation = Callable[[Any], Location]
+WriteLocation = Callable[[Location], Any]
 
 
 @dataclass(frozen=True)
@@ -47,24 +63,24 @@ class Start:
     xla_name: str | None = None
 
     @classmethod
-    def from_json(cls, data: Mapping[str, Any], locations: Sequence[Location]) -> Start:
-        """Reads a start whose location is an index into ``locations``."""
+    def from_json(cls, data: Mapping[str, Any], location: ReadLocation) -> Start:
+        """Reads a start whose location ``location`` reads."""
         return cls(
             kind=cast(StartKind, data["kind"]),
             argument_index=data["argument_index"],
             name=data["name"],
             reason=data["reason"],
-            location=locations[data["location"]],
+            location=location(data["location"]),
             xla_name=data.get("xla_name"),
         )
 
-    def to_json(self, locations: LocationTable) -> dict[str, Any]:
+    def to_json(self, location: WriteLocation) -> dict[str, Any]:
         data = {
             "kind": self.kind,
             "argument_index": self.argument_index,
             "name": self.name,
             "reason": self.reason,
-            "location": locations.index(self.location),
+            "location": location(self.location),
         }
         if self.xla_name is not None:
             data["xla_name"] = self.xla_name
@@ -80,11 +96,11 @@ class PathStep:
     location: Location
 
     @classmethod
-    def from_json(cls, data: Mapping[str, Any], locations: Sequence[Location]) -> PathStep:
-        return cls(data["what"], locations[data["location"]])
+    def from_json(cls, data: Mapping[str, Any], location: ReadLocation) -> PathStep:
+        return cls(data["what"], location(data["location"]))
 
-    def to_json(self, locations: LocationTable) -> dict[str, Any]:
-        return {"what": self.what, "location": locations.index(self.location)}
+    def to_json(self, location: WriteLocation) -> dict[str, Any]:
+        return {"what": self.what, "location": location(self.location)}
 
 
 @dataclass(frozen=True)
@@ -133,17 +149,17 @@ class Finding:
 
     @classmethod
     def from_json(
-        cls, data: Mapping[str, Any], starts: Sequence[Start], locations: Sequence[Location]
+        cls, data: Mapping[str, Any], starts: Sequence[Start], location: ReadLocation
     ) -> Finding:
-        """Reads a finding whose ``starts`` are indices into ``starts``, and its locations
-        indices into ``locations``."""
+        """Reads a finding whose ``starts`` are indices into ``starts``, and whose locations
+        ``location`` reads."""
         return cls(
             code=data["code"],
             severity=cast(Severity, data["severity"]),
             message=data["message"],
-            location=locations[data["location"]],
+            location=location(data["location"]),
             notes=tuple(
-                Note(note["message"], locations[note["location"]]) for note in data["notes"]
+                Note(note["message"], location(note["location"])) for note in data["notes"]
             ),
             output_index=data["output_index"],
             tuple_index=tuple(data["tuple_index"]),
@@ -151,23 +167,23 @@ class Finding:
             declared_memory_kind=data["declared_memory_kind"],
             starts=tuple(starts[index] for index in data["starts"]),
             more_starts=data["more_starts"],
-            path=tuple(PathStep.from_json(step, locations) for step in data["path"]),
+            path=tuple(PathStep.from_json(step, location) for step in data["path"]),
             path_steps_omitted=data["path_steps_omitted"],
             fixes=tuple(Fix.from_json(fix) for fix in data["fixes"]),
         )
 
     def to_json(
-        self, start_indices: Mapping[Start, int], locations: LocationTable
+        self, start_indices: Mapping[Start, int], location: WriteLocation
     ) -> dict[str, Any]:
         """Writes the finding with its starts as their indices in ``start_indices``, and its
-        locations as their indices in ``locations``."""
+        locations as ``location`` writes them."""
         return {
             "code": self.code,
             "severity": self.severity,
             "message": self.message,
-            "location": locations.index(self.location),
+            "location": location(self.location),
             "notes": [
-                {"message": note.message, "location": locations.index(note.location)}
+                {"message": note.message, "location": location(note.location)}
                 for note in self.notes
             ],
             "output_index": self.output_index,
@@ -176,7 +192,7 @@ class Finding:
             "declared_memory_kind": self.declared_memory_kind,
             "starts": [start_indices[start] for start in self.starts],
             "more_starts": self.more_starts,
-            "path": [step.to_json(locations) for step in self.path],
+            "path": [step.to_json(location) for step in self.path],
             "path_steps_omitted": self.path_steps_omitted,
             "fixes": [fix.to_json() for fix in self.fixes],
         }
@@ -199,13 +215,19 @@ class Report:
     """Everything the check found in one module.
 
     ``source`` names the input (the path given, ``<stdin>`` in the CLI) and is ``None`` for
-    text and module objects.
+    text and module objects. ``platform`` is the platform the checked lowering was made for
+    (``"tpu"``, ``"cuda"``) when hostoffload lowered the program itself, or the platform a
+    file of XLA's dump was compiled for (``"cpu"`` among them), ``None`` otherwise.
     """
 
     entry: str
     starts: tuple[Start, ...] = ()
     findings: tuple[Finding, ...] = ()
     source: str | None = None
+    platform: str | None = None
+    #: Every output of the entry function, in order, when the report was made from a module
+    #: and an output fails with E1200 (:meth:`jax_fix` reads them); else ``None``.
+    outputs: tuple[jax_fix.Output, ...] | None = None
 
     @property
     def errors(self) -> tuple[Finding, ...]:
@@ -220,6 +242,12 @@ class Report:
         """True when XLA would accept the program's host offloading (warnings allowed)."""
         return not self.errors
 
+    @property
+    def lowering_warning(self) -> str | None:
+        """What the check of a lowering for a platform whose XLA does not offload (a dump of
+        XLA:CPU) is worth, and what to check instead; None for any other."""
+        return CPU_LOWERING if self.platform == "cpu" else None
+
     def __str__(self) -> str:
         return self.to_text()
 
@@ -232,14 +260,27 @@ class Report:
         outputs: Sequence[str] | None = None,
     ) -> str:
         """The compiler-style text (``str(report)``): the findings, then a ``source: @main: 2
-        errors, 1 warning`` line and a line with XLA's page on E1200 if found, unless
+        errors, 1 warning`` line, a note on how to get Python lines if the module has no debug
+        info (:data:`WITHOUT_DEBUG_INFO_HINT`), and a line with XLA's page on E1200 if found, unless
         ``summary`` is false, then :meth:`jax_fix` (of ``outputs``) indented if ``jax_fix`` is
         set and an output fails; in colour if asked."""
         lines = [finding.render(self.source, colour=colour) for finding in self.findings]
+        if self.lowering_warning is not None:
+            # First: it says what the findings are worth.
+            unknown = Location.unknown()
+            lines.insert(
+                0,
+                _painted("warning", self.lowering_warning, unknown, self.source, bold=True)
+                if colour
+                else render("warning", self.lowering_warning, unknown, (), self.source),
+            )
         prefix = f"{self.source}: " if self.source is not None else ""
         if summary:
             counts = _summary(len(self.errors), len(self.warnings))
-            lines.append(f"{prefix}@{self.entry}: {counts}")
+            lowering = f" ({self.platform.upper()} lowering)" if self.platform else ""
+            lines.append(f"{prefix}@{self.entry}{lowering}: {counts}")
+            if _without_debug_info(self.findings):
+                lines.append(f"{prefix}note: {WITHOUT_DEBUG_INFO_HINT}")
             lines.extend(
                 f"{prefix}XLA's page on {code}: {page}" for code, page in _xla_pages(self.findings)
             )
@@ -274,38 +315,53 @@ class Report:
         return dataclasses.replace(self, findings=findings)
 
     def jax_fix(self, outputs: Sequence[str] | None = None) -> str | None:
-        """The ``out_shardings=`` that declares every output failing with E1200 ``pinned_host``,
-        as one pytree to paste into ``jax.jit``; ``None`` when no output fails.
+        """The fix of every E1200 as Python text (:func:`hostoffload.jax_fix.plan`); ``None``
+        when no output fails. First, each value in host memory that device ops compute on is
+        moved to device memory where it is first used (the line, and ``x =
+        jax.device_put(x, jax.memory.Space.Device)``); then the outputs that host memory only
+        passes through to are kept there by one ``out_shardings=`` pytree for ``jax.jit``.
 
         ``outputs`` are the ``jax.result_info`` paths of all the function's outputs in order
-        (``result[0]``, ``result['a'][1]``, ...); without them the pytree holds the failing
-        outputs only, and a comment says to add ``None`` for any other.
+        (``result[0]``, ``result['a'][1]``, ...), for a report without :attr:`outputs`; without
+        either, the pytree holds the failing outputs only, and a comment says to add ``None``
+        for any other.
         """
-        failing = [f.result_info for f in self.errors if f.code == "E1200"]
-        if not failing:
-            return None
-        return jax_fix.out_shardings(failing, outputs)
+        plan = jax_fix.plan(self.errors, self._outputs_named(outputs))
+        return None if plan is None else plan.text()
+
+    def _outputs_named(self, paths: Sequence[str] | None) -> tuple[jax_fix.Output, ...] | None:
+        """:attr:`outputs`, or the outputs of ``paths`` with their declared kinds if known."""
+        if paths is None:
+            return self.outputs
+        known = self.outputs if self.outputs and len(self.outputs) == len(paths) else None
+        kinds = [output.memory_kind for output in known] if known else [""] * len(paths)
+        return tuple(jax_fix.Output(path, kind) for path, kind in zip(paths, kinds, strict=True))
 
     @classmethod
     def from_json(cls, data: str | bytes | Mapping[str, Any]) -> Report:
-        """Reads the analysis JSON, or :meth:`to_json`'s output.
+        """Reads :meth:`to_json`'s output, its locations in place or in a table, or the
+        analysis JSON of the C API (``report.schema.json``).
 
-        Raises :class:`InputError` with the analysis' errors for the JSON of a failed analysis,
-        which has only ``errors`` (no entry function, an ambiguous one).
+        Raises :class:`InputError` with the errors of the JSON of an input that could not be
+        checked (:meth:`InputError.to_json`'s ``input_errors``, or the C API's ``errors``).
         """
         if not isinstance(data, Mapping):
             data = cast(Mapping[str, Any], json.loads(data))
         source = data.get("source")
         _raise_unless_analysed(data, source)
-        locations = locations_from_json(data["locations"])
-        starts = tuple(Start.from_json(start, locations) for start in data["starts"])
+        location: ReadLocation = Location.from_json
+        if "locations" in data:
+            location = locations_from_json(data["locations"]).__getitem__
+        starts = tuple(Start.from_json(start, location) for start in data["starts"])
         return cls(
             entry=data["entry"],
             starts=starts,
             findings=tuple(
-                Finding.from_json(finding, starts, locations) for finding in data["findings"]
+                Finding.from_json(finding, starts, location) for finding in data["findings"]
             ),
             source=source,
+            platform=data.get("platform"),
+            outputs=_outputs_from_json(data.get("outputs")),
         )
 
     @classmethod
@@ -320,23 +376,34 @@ class Report:
             entry=data["entry"], starts=data["starts"], findings=data["findings"], source=source
         )
 
-    def to_json(self, *, indent: int | None = None) -> str:
-        """The analysis JSON of this report, plus ``source`` when it is known."""
+    def to_json(self, *, indent: int | None = None, locations: LocationForm = "inline") -> str:
+        """This report as JSON (``report.schema.json``): ``source`` and ``platform`` when
+        known, ``entry``, ``findings``, ``starts`` (which findings refer to by index) and
+        ``outputs`` when known. Every location is written in place (``{"file", "line",
+        "column", "mlir"}``), or with ``locations="table"`` each distinct one once, in a
+        ``locations`` table that the rest refers to by index (smaller for models whose
+        locations are long call stacks)."""
+        if locations not in LOCATION_FORMS:
+            raise ValueError(f"locations must be one of {LOCATION_FORMS}, not {locations!r}")
         # The first of equal starts, as the analysis refers to it; a dict, so that many
         # findings over many starts take linear time.
         start_indices: dict[Start, int] = {}
         for index, start in enumerate(self.starts):
             start_indices.setdefault(start, index)
-        locations = LocationTable()
-        data: dict[str, Any] = {
-            "errors": [],
-            "entry": self.entry,
-            "starts": [start.to_json(locations) for start in self.starts],
-            "findings": [finding.to_json(start_indices, locations) for finding in self.findings],
-        }
-        data["locations"] = locations.to_json()
+        table = LocationTable() if locations == "table" else None
+        location: WriteLocation = Location.to_json if table is None else table.index
+        data: dict[str, Any] = {}
         if self.source is not None:
             data["source"] = self.source
+        if self.platform is not None:
+            data["platform"] = self.platform
+        data["entry"] = self.entry
+        data["findings"] = [finding.to_json(start_indices, location) for finding in self.findings]
+        data["starts"] = [start.to_json(location) for start in self.starts]
+        if self.outputs is not None:
+            data["outputs"] = [output.to_json() for output in self.outputs]
+        if table is not None:
+            data["locations"] = table.to_json()
         return json.dumps(data, indent=indent)
 
 
@@ -351,11 +418,15 @@ REPORT_CLASSES: dict[str, Callable[..., Any]] = {
 }
 
 
+def _outputs_from_json(data: Sequence[Any] | None) -> tuple[jax_fix.Output, ...] | None:
+    return None if data is None else tuple(jax_fix.Output.from_json(output) for output in data)
+
+
 def _raise_unless_analysed(data: Mapping[str, Any], source: str | None) -> None:
-    """Raises :class:`InputError` with the analysis' errors for the JSON of a failed analysis,
-    which has only ``errors`` (no entry function, an ambiguous one)."""
+    """Raises :class:`InputError` with the errors of the JSON of an input that could not be
+    checked, which has no ``entry`` (no entry function, an ambiguous one)."""
     if "entry" not in data:
-        raise InputError(*(Diagnostic.from_json(e) for e in data["errors"]), source=source)
+        raise InputError(*diagnostics_from_json(data), source=source)
 
 
 # ANSI styles as clang prints them: the location bold, the severity in its colour.
@@ -378,6 +449,19 @@ def _painted(
     styled_prefix = f"{_BOLD}{prefix}{_RESET}" if prefix else ""
     styled_message = f"{_BOLD}{message}{_RESET}" if bold else message
     return f"{styled_prefix}{_SEVERITY_STYLES[severity]}{severity}:{_RESET} {styled_message}"
+
+
+def _without_debug_info(findings: Sequence[Finding]) -> bool:
+    """Whether ``findings`` come from a module without debug info: there are some, and none of
+    them or their notes is at a line of a Python file (as offload-opt decides too)."""
+    locations = (
+        location
+        for finding in findings
+        for location in (finding.location, *(note.location for note in finding.notes))
+    )
+    return bool(findings) and not any(
+        location.file is not None and location.file.endswith(".py") for location in locations
+    )
 
 
 def _xla_pages(findings: Iterable[Finding]) -> list[tuple[str, str]]:

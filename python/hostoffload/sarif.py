@@ -55,7 +55,8 @@ def to_sarif(
 def sarif_log(
     reports: Sequence[Report], failures: Sequence[InputError] = (), *, root: Path | None = None
 ) -> dict[str, Any]:
-    """The SARIF log of ``reports``, with ``failures`` as tool execution notifications.
+    """The SARIF log of ``reports``, with ``failures`` as tool execution notifications, and
+    a report's :attr:`~hostoffload.report.Report.lowering_warning` as one of level warning.
 
     Each result carries its start(s) as ``relatedLocations``, the path as a ``codeFlow``, and
     the output's details and both fixes in its property bag: SARIF's own ``fixes`` are byte
@@ -76,9 +77,18 @@ def sarif_log(
             {
                 "executionSuccessful": not failures,
                 "toolExecutionNotifications": [
-                    _notification(diagnostic.message, diagnostic.location, failure.source, uris)
-                    for failure in failures
-                    for diagnostic in failure.diagnostics
+                    *(
+                        _notification(diagnostic.message, diagnostic.location, failure.source, uris)
+                        for failure in failures
+                        for diagnostic in failure.diagnostics
+                    ),
+                    *(
+                        _notification(
+                            warning, Location.unknown(), report.source, uris, level="warning"
+                        )
+                        for report in reports
+                        if (warning := report.lowering_warning) is not None
+                    ),
                 ],
             }
         ],
@@ -178,10 +188,10 @@ def _properties(finding: Finding) -> dict[str, Any]:
 
 
 def _notification(
-    message: str, location: Location, source: str | None, uris: _Uris
+    message: str, location: Location, source: str | None, uris: _Uris, *, level: str = "error"
 ) -> dict[str, Any]:
     return {
-        "level": "error",
+        "level": level,
         "message": {"text": message},
         "locations": [_location(location, source, uris)],
     }

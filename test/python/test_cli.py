@@ -4,6 +4,7 @@ formats, --ignore, --warnings-as-errors, --quiet, colour, a closed pipe, ``run``
 import json
 import os
 import pty
+import shutil
 import subprocess
 import sys
 import sysconfig
@@ -50,14 +51,14 @@ def test_errors_exit_1_with_compiler_style_text() -> None:
     assert summary == "examples/offloaded_state.mlir: @main: 2 errors, 1 warning"
 
 
-def test_text_ends_with_one_out_shardings_for_the_failing_outputs() -> None:
+def test_text_ends_with_the_fix_in_jax() -> None:
     result = run_hostoffload("check", "examples/offloaded_state.mlir")
     lines = result.stdout.splitlines()
-    heading = lines.index(
-        "examples/offloaded_state.mlir: fix in JAX (keep every failing output in host memory), "
-        "for jax.jit:"
+    heading = lines.index("examples/offloaded_state.mlir: fix in JAX:")
+    assert lines[heading + 1].startswith("    # examples/offloaded_state.py:18: ")
+    assert (
+        lines[heading + 2] == "    opt_state = jax.device_put(opt_state, jax.memory.Space.Device)"
     )
-    assert lines[heading + 2] == "    out_shardings=(host, host)"
 
 
 def test_warnings_alone_exit_0_and_strict_makes_them_errors() -> None:
@@ -297,7 +298,8 @@ def test_bad_input_among_good_still_reports_the_good_and_exits_2() -> None:
     good, bad = (json.loads(line) for line in result.stdout.splitlines())
     assert Report.from_json(good).ok
     assert bad["source"] == "<stdin>"
-    assert bad["errors"][0]["location"]["line"] == 2
+    assert "errors" not in bad
+    assert bad["input_errors"][0]["location"]["line"] == 2
     assert_no_traceback(result)
 
 
@@ -358,9 +360,50 @@ def test_internal_error_is_one_line_and_exit_2(
 
 def test_json_locations_count_columns_from_1() -> None:
     (line,) = run_hostoffload("check", "--json", EXAMPLE).stdout.splitlines()
+    location = json.loads(line)["findings"][0]["location"]
+    assert (location["file"], location["line"], location["column"]) == (
+        "examples/offloaded_state.py",
+        19,
+        12,
+    )
+
+
+def test_json_locations_table_is_an_option() -> None:
+    result = run_hostoffload("check", "--json", "--json-locations", "table", EXAMPLE)
+    (line,) = result.stdout.splitlines()
     report = json.loads(line)
     location = report["locations"][report["findings"][0]["location"]]
     assert (location["line"], location["column"]) == (19, 12)
+    assert Report.from_json(line) == Report.from_json(
+        run_hostoffload("check", "--json", EXAMPLE).stdout
+    )
+
+
+def jq_example() -> tuple[str, list[str]]:
+    """The jq command of docs/ci.md and the lines it is said to print."""
+    text = (REPO_ROOT / "docs" / "ci.md").read_text()
+    block = text.split("```sh\nhostoffload check --json ", 1)[1].split("```", 1)[0]
+    command, *printed = block.strip().splitlines()
+    return "hostoffload check --json " + command, [line.removeprefix("# ") for line in printed]
+
+
+def test_the_jq_example_of_the_docs_prints_file_and_line_of_each_finding() -> None:
+    """The filter of docs/ci.md, run by jq where it is installed; in Python, the same path
+    through the JSON of each finding gives what the docs say it prints."""
+    command, printed = jq_example()
+    assert command.startswith("hostoffload check --json examples/offloaded_state.mlir | ")
+    program = command.split("jq -r ", 1)[1].strip("'")
+    data = run_hostoffload("check", "--json", EXAMPLE).stdout
+    findings = [finding for line in data.splitlines() for finding in json.loads(line)["findings"]]
+    assert [
+        f"{f['location']['file']}:{f['location']['line']}: {f['code']}" for f in findings
+    ] == printed
+    if shutil.which("jq") is None:
+        return
+    result = subprocess.run(
+        ["jq", "-r", program], input=data, capture_output=True, text=True, check=True
+    )
+    assert result.stdout.splitlines() == printed
 
 
 def test_a_directory_checks_the_dump_files_in_it(tmp_path: Path) -> None:

@@ -59,3 +59,13 @@ def test_the_jax_extra_allows_the_releases_the_converter_reads() -> None:
         (requirement,) = [r for r in extra if re.match(rf"{package}[<>=\s]", r)]
         bounds = set(re.findall(r"([<>]=?)\s*([\d.]+)", requirement.split(";")[0]))
         assert bounds == {(">=", OLDEST_JAXLIB), ("<", FIRST_JAXLIB_AFTER)}, requirement
+
+
+def test_the_start_up_hook_is_installed_beside_the_package() -> None:
+    # The .pth file sits in site-packages itself: Python reads .pth files only there.
+    files = distribution("hostoffload").files or []
+    (hook,) = [file for file in files if file.name == "hostoffload-watch.pth"]
+    assert hook.parent.name == ""
+    installed = hook.locate().read_text()
+    assert installed == (REPO_ROOT / "python" / "hostoffload-watch.pth").read_text()
+    assert installed.startswith("import ")  # Python runs only the .pth lines that import.

@@ -13,7 +13,15 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import CLEAN, EXAMPLE, HOST_COMPUTE_ONLY, PROGRAMS, REPO_ROOT, differential_module
+from conftest import (
+    CLEAN,
+    EXAMPLE,
+    HOST_COMPUTE_ONLY,
+    PROGRAMS,
+    REPO_ROOT,
+    differential_module,
+    run_offload_opt,
+)
 
 import hostoffload
 from hostoffload import InputError, Location, Report, check, github
@@ -21,6 +29,7 @@ from hostoffload.codes import codes, former_codes, help_uri
 from hostoffload.diagnostic import locations_from_json
 from hostoffload.mlir import ir
 from hostoffload.mlir._mlir_libs import _hostoffload
+from hostoffload.report import WITHOUT_DEBUG_INFO_HINT
 from hostoffload.sarif import sarif_log, to_sarif
 
 CORPUS = [differential_module(name) for name in PROGRAMS]
@@ -50,15 +59,18 @@ def sarif_errors(log: dict[str, Any]) -> list[str]:
 def resolved(text: str) -> dict[str, Any]:
     """Report JSON with each finding's start indices replaced by the starts (a module may have
     equal starts, same place, same reason, and a finding may name any of them), and every
-    location index by the location: the analysis writes a call site as its parts,
-    :meth:`Report.to_json` writes it whole, in another order."""
+    location index, if the JSON has a table, by the location: the analysis writes a call site
+    as its parts, :meth:`Report.to_json` writes it whole, in another order. The analysis'
+    always empty ``errors`` is left out."""
     data = json.loads(text)
-    table = [location.to_json() for location in locations_from_json(data.pop("locations"))]
+    assert data.pop("errors", []) == []
     items = [*data["starts"]]
     for finding in data["findings"]:
         items += [finding, *finding["notes"], *finding["path"]]
-    for item in items:
-        item["location"] = table[item["location"]]
+    if "locations" in data:
+        table = [location.to_json() for location in locations_from_json(data.pop("locations"))]
+        for item in items:
+            item["location"] = table[item["location"]]
     for finding in data["findings"]:
         finding["starts"] = [data["starts"][index] for index in finding["starts"]]
     return data
@@ -70,8 +82,35 @@ def test_json_round_trip(path: Path, strict: bool) -> None:
     text = analysis_json(path, strict)
     report = Report.from_json(text)
     assert resolved(report.to_json()) == resolved(text)
+    assert resolved(report.to_json(locations="table")) == resolved(text)
     assert Report.from_json(report.to_json(indent=2)) == report
+    assert Report.from_json(report.to_json(locations="table")) == report
     assert Report.from_json(json.loads(text)) == report
+
+
+def test_json_holds_every_location_in_place_unless_a_table_is_asked_for() -> None:
+    """A script gets a finding's file and line from the finding itself; the table form
+    refers to one table by index instead."""
+    report = check(EXAMPLE)
+    data = json.loads(report.to_json())
+    assert "locations" not in data and "errors" not in data
+    finding = data["findings"][0]
+    places = [
+        finding["location"],
+        *(note["location"] for note in finding["notes"]),
+        *(step["location"] for step in finding["path"]),
+        *(start["location"] for start in data["starts"]),
+    ]
+    assert all(set(place) == {"file", "line", "column", "mlir"} for place in places)
+    assert (finding["location"]["file"], finding["location"]["line"]) == (
+        report.findings[0].location.file,
+        report.findings[0].location.line,
+    )
+    table = json.loads(report.to_json(locations="table"))
+    assert all(type(step["location"]) is int for step in table["findings"][0]["path"])
+    assert len(table["locations"]) < len(places)
+    with pytest.raises(ValueError, match="locations must be one of"):
+        report.to_json(locations="tabel")  # type: ignore[arg-type]
 
 
 def test_json_round_trip_keeps_the_source() -> None:
@@ -81,21 +120,60 @@ def test_json_round_trip_keeps_the_source() -> None:
     assert Report.from_json(report.to_json()) == report
 
 
-def test_json_of_a_failed_analysis_raises_its_errors() -> None:
-    failed = {
-        "errors": [
-            {
-                "message": "no entry function",
-                "location": {"file": "m.mlir", "line": 1, "column": 1, "mlir": 'loc("m.mlir":1:1)'},
-                "notes": [],
-            }
-        ],
-        "source": "m.mlir",
-    }
+@pytest.mark.parametrize("key", ["input_errors", "errors"])
+def test_json_of_a_failed_analysis_raises_its_errors(key: str) -> None:
+    """Users' JSON names them ``input_errors``; the C API's, read too, ``errors``."""
+    errors = [
+        {
+            "message": "no entry function",
+            "location": {"file": "m.mlir", "line": 1, "column": 1, "mlir": 'loc("m.mlir":1:1)'},
+            "notes": [],
+        }
+    ]
     with pytest.raises(InputError) as caught:
-        Report.from_json(json.dumps(failed))
+        Report.from_json(json.dumps({key: errors, "source": "m.mlir"}))
     assert str(caught.value) == "m.mlir:1:1: error: no entry function"
-    assert caught.value.to_json() == failed
+    assert caught.value.to_json() == {"source": "m.mlir", "input_errors": errors}
+
+
+def offloaded_step(params: Any, opt_state: Any) -> tuple[Any, Any]:
+    new_state = opt_state * 0.9 + params
+    return params - new_state, new_state
+
+
+def test_text_without_debug_info_says_once_how_to_get_python_lines(tmp_path: Path) -> None:
+    """``lowered.as_text()`` has no debug info: the findings point at its own lines, and the
+    text says once, not per finding, how to get Python lines. ``as_text(debug_info=True)``
+    (the README's route) gives this file's lines, and then nothing is said. offload-opt ends
+    with the same note."""
+    jax = pytest.importorskip("jax")
+    from jax.sharding import SingleDeviceSharding
+
+    cpu = jax.devices("cpu")[0]
+    params, opt_state = (
+        jax.ShapeDtypeStruct((8,), "float32", sharding=SingleDeviceSharding(cpu, memory_kind=kind))
+        for kind in ("device", "pinned_host")
+    )
+    lowered = jax.jit(offloaded_step).trace(params, opt_state).lower(lowering_platforms=("tpu",))
+    plain = tmp_path / "step.mlir"
+    plain.write_text(lowered.as_text())
+    report = check(plain)
+    assert len(report.errors) == 2
+    assert {finding.location.file for finding in report.findings} == {str(plain)}
+    hint = f"{plain}: note: {WITHOUT_DEBUG_INFO_HINT}"
+    assert str(report).splitlines().count(hint) == 1
+    assert hint not in report.to_text(summary=False)
+    driver = run_offload_opt(plain, "--host-offload-check", "-o", "/dev/null")
+    assert driver.returncode == 1, driver.stderr
+    assert driver.stderr.splitlines()[-1] == hint
+    assert driver.stderr.count("no debug info") == 1
+
+    with_lines = tmp_path / "step_with_lines.mlir"
+    with_lines.write_text(lowered.as_text(debug_info=True))
+    report = check(with_lines)
+    assert {finding.location.file for finding in report.findings} == {__file__}
+    assert "debug info" not in str(report)
+    assert "debug info" not in run_offload_opt(with_lines, "--host-offload-check").stderr
 
 
 def test_text_is_what_a_compiler_prints() -> None:
@@ -321,17 +399,6 @@ def test_columns_that_mlir_made_stay_as_they_are() -> None:
     assert (finding.location.file, finding.location.column) == ('m\u00f6 "x"\\y.py', 5)
 
 
-def test_jax_fix_is_one_out_shardings_pytree() -> None:
-    report = check(EXAMPLE)
-    assert report.jax_fix() is not None
-    fix_lines = report.jax_fix().splitlines()
-    assert fix_lines[0].startswith('host = sharding.with_memory_kind("pinned_host")')
-    assert fix_lines[1] == "out_shardings=(host, host)"
-    outputs = ["result[0]", "result[1]", "result[2]"]
-    assert report.jax_fix(outputs).splitlines()[1:] == ["out_shardings=(host, host, None)"]
-    assert Report(entry="main").jax_fix() is None
-
-
 @pytest.mark.parametrize(
     ("failing", "outputs", "expected"),
     [
@@ -361,27 +428,6 @@ def test_jax_fix_of_paths_that_are_no_tuple_or_dict_names_them() -> None:
 
     text = out_shardings(["result.params"], None)
     assert text.splitlines()[1] == "# in out_shardings, give host for each of: result.params"
-
-
-def test_jax_fix_pytree_is_accepted_by_jax() -> None:
-    jax = pytest.importorskip("jax")
-    from jax.sharding import SingleDeviceSharding
-
-    cpu = jax.devices("cpu")[0]
-    on_host = SingleDeviceSharding(cpu, memory_kind="pinned_host")
-    state = jax.ShapeDtypeStruct((4,), "float32", sharding=on_host)
-
-    def step(x: Any) -> Any:
-        return {"a": (x * 2, x + 1), "b": x - 1}
-
-    report = hostoffload.check_jax(step, state)
-    outputs = ["result['a'][0]", "result['a'][1]", "result['b']"]
-    fix = report.jax_fix(outputs)
-    assert fix is not None
-    namespace: dict[str, Any] = {"sharding": SingleDeviceSharding(cpu)}
-    exec(fix.replace("out_shardings=", "out_shardings = "), namespace)
-    fixed = hostoffload.check_jax(step, state, out_shardings=namespace["out_shardings"])
-    assert fixed.ok
 
 
 def test_ignoring_and_warnings_as_errors() -> None:

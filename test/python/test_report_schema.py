@@ -15,11 +15,11 @@ import pytest
 from conftest import DIFFERENTIAL_DIR, EXAMPLE, REPO_ROOT, module_inputs
 from jsonschema import Draft202012Validator
 
-from hostoffload import Report
+from hostoffload import InputError, Report
 from hostoffload.diagnostic import Diagnostic, Location, Note
 from hostoffload.mlir import ir
 from hostoffload.mlir._mlir_libs import _hostoffload
-from hostoffload.report import Finding, Fix, PathStep, Start
+from hostoffload.report import LOCATION_FORMS, Finding, Fix, LocationForm, PathStep, Start
 
 SCHEMA: dict[str, Any] = json.loads(
     (REPO_ROOT / "python" / "hostoffload" / "report.schema.json").read_text()
@@ -61,6 +61,12 @@ def errors_of(report: dict[str, Any]) -> list[str]:
     return [error.message for error in VALIDATOR.iter_errors(report)]
 
 
+def errors_as(document: dict[str, Any], definition: str) -> list[str]:
+    """What keeps ``document`` from being the schema's ``definition``."""
+    validator = Draft202012Validator({"$ref": f"#/$defs/{definition}", "$defs": SCHEMA["$defs"]})
+    return [error.message for error in validator.iter_errors(document)]
+
+
 def properties(definition: str) -> set[str]:
     return set(SCHEMA["$defs"][definition]["properties"])
 
@@ -86,11 +92,29 @@ def test_the_suite_has_every_kind_of_finding_field() -> None:
 @pytest.mark.parametrize("name", DOCUMENTS)
 def test_the_c_api_writes_json_of_the_schema(name: str) -> None:
     assert errors_of(DOCUMENTS[name]) == []
+    if "entry" in DOCUMENTS[name]:
+        assert errors_as(DOCUMENTS[name], "analysisReport") == []
 
 
-def test_report_to_json_writes_the_schema() -> None:
+@pytest.mark.parametrize("locations", LOCATION_FORMS)
+def test_report_to_json_writes_the_schema(locations: LocationForm) -> None:
+    """Users get a ``report``, in either form of its locations, never the C API's document."""
     for report in REPORTS:
-        written = json.loads(Report.from_json({**report, "source": "model.mlir"}).to_json())
+        read = Report.from_json({**report, "source": "model.mlir"})
+        written = json.loads(read.to_json(locations=locations))
+        assert errors_of(written) == []
+        assert errors_as(written, "report") == []
+        assert ("locations" in written) == (locations == "table")
+
+
+def test_input_error_to_json_writes_the_schema() -> None:
+    failures = [document for document in DOCUMENTS.values() if "entry" not in document]
+    assert failures
+    for failure in failures:
+        with pytest.raises(InputError) as caught:
+            Report.from_json({**failure, "source": "model.mlir"})
+        written = caught.value.to_json()
+        assert errors_as(written, "inputFailure") == []
         assert errors_of(written) == []
 
 
@@ -117,11 +141,12 @@ def test_dataclass_fields_are_the_schema_properties(cls: type) -> None:
 
 
 def test_report_fields_are_the_schema_properties() -> None:
-    """A report's ``errors`` are always empty: a failed analysis raises instead; its
-    ``locations`` are the table the JSON refers to by index, where the objects hold the
-    locations themselves."""
+    """A report's ``locations`` are the table the JSON may refer to by index, where the objects
+    hold the locations themselves. The C API's report has the same content, without what only
+    Python knows, and with ``errors``, always empty: a failed analysis raises instead."""
     fields = {field.name for field in dataclasses.fields(Report)}
-    assert fields == properties("report") - {"errors", "locations"}
+    assert fields == properties("report") - {"locations"}
+    assert properties("analysisReport") == {"errors", "entry", "starts", "findings", "locations"}
 
 
 def test_codes_in_reports_are_in_the_table_of_codes() -> None:

@@ -36,8 +36,8 @@ def test_a_mismatch_fails_with_the_report() -> None:
     assert ": error: E1200: " in lines[0] and 'output 0 ("result[0]")' in lines[0]
     assert sum(": error: E1200: " in line for line in lines) == 2
     assert "@main (TPU lowering): 2 errors, 1 warning" in message
-    # One out_shardings for the whole function.
-    assert "    out_shardings=(host, host)" in lines
+    # The fix: the state, computed on by device ops, moved to device where first used.
+    assert "    opt_state = jax.device_put(opt_state, jax.memory.Space.Device)" in lines
 
 
 def test_the_report_is_that_of_check_jax() -> None:

@@ -44,10 +44,10 @@ def test_lower_compile_of_a_mismatch_raises_instead_of_compiling() -> None:
     assert report.source == "jit_step"
     assert report.errors[0].location.file == __file__
     assert caught.value.outputs == ("result[0]", "result[1]")
-    # The message is the report and the fix: every output fails, so one host for all.
+    # The message is the report and the fix: device ops compute on x, moved to device first.
     message = str(caught.value)
     assert message.startswith(str(report))
-    assert message.splitlines()[-1] == "    out_shardings=host"
+    assert message.splitlines()[-1] == "    x = jax.device_put(x, jax.memory.Space.Device)"
     assert watcher.reports == [report]
 
 

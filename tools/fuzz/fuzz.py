@@ -50,7 +50,7 @@ import tempfile
 import time
 import traceback
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import IO, Any, BinaryIO
 
@@ -204,7 +204,9 @@ def run_input(data: bytes, as_str: bool, driver: str | None) -> Outcome:
         built = _hostoffload.analyze_data(module.operation)
         if built[0] != succeeded or json.dumps(built[1]) != json.dumps(json.loads(text)):
             outcome.problems.append(("invariant", "the report's values and its JSON disagree"))
-        if report is not None and report.to_json() != Report.from_json(text).to_json():
+        # check() adds the entry's outputs for the JAX fix, which the analysis JSON has not.
+        analysed = replace(report, outputs=None) if report is not None else None
+        if analysed is not None and analysed.to_json() != Report.from_json(text).to_json():
             outcome.problems.append(("invariant", "check()'s report and its JSON disagree"))
 
         try:
