@@ -27,6 +27,7 @@ from hostoffload.diagnostic import (
     locations_from_json,
     render,
 )
+from hostoffload.releases import xla_releases
 from hostoffload.suppressions import Comments
 
 JAX_FIX_HEADING = "fix in JAX (keep every failing output in host memory), for jax.jit:"
@@ -206,6 +207,9 @@ class Report:
     starts: tuple[Start, ...] = ()
     findings: tuple[Finding, ...] = ()
     source: str | None = None
+    #: The XLA release whose behaviour the findings model (:mod:`hostoffload.releases`);
+    #: ``None`` in a report read from JSON written before releases were told apart.
+    xla_release: str | None = None
 
     @property
     def errors(self) -> tuple[Finding, ...]:
@@ -232,14 +236,14 @@ class Report:
         outputs: Sequence[str] | None = None,
     ) -> str:
         """The compiler-style text (``str(report)``): the findings, then a ``source: @main: 2
-        errors, 1 warning`` line and a line with XLA's page on E1200 if found, unless
+        errors, 1 warning (modelled on XLA 2026-09: libtpu 0.0.49 to 0.0.52)`` line and a line with XLA's page on E1200 if found, unless
         ``summary`` is false, then :meth:`jax_fix` (of ``outputs``) indented if ``jax_fix`` is
         set and an output fails; in colour if asked."""
         lines = [finding.render(self.source, colour=colour) for finding in self.findings]
         prefix = f"{self.source}: " if self.source is not None else ""
         if summary:
             counts = _summary(len(self.errors), len(self.warnings))
-            lines.append(f"{prefix}@{self.entry}: {counts}")
+            lines.append(f"{prefix}@{self.entry}: {counts}{self._modelled()}")
             lines.extend(
                 f"{prefix}XLA's page on {code}: {page}" for code, page in _xla_pages(self.findings)
             )
@@ -248,6 +252,12 @@ class Report:
             lines.append(f"{prefix}{JAX_FIX_HEADING}")
             lines.extend(f"    {line}" for line in fix.splitlines())
         return "\n".join(lines)
+
+    def _modelled(self) -> str:
+        """Which XLA the findings model, for the summary line; nothing where unknown."""
+        if self.xla_release is None:
+            return ""
+        return f" (modelled on {xla_releases()[self.xla_release].describe()})"
 
     def ignoring(self, codes: Iterable[str]) -> Report:
         """This report without the findings whose code is in ``codes`` (a former code such as
@@ -306,6 +316,7 @@ class Report:
                 Finding.from_json(finding, starts, locations) for finding in data["findings"]
             ),
             source=source,
+            xla_release=data.get("xla_release"),
         )
 
     @classmethod
@@ -317,7 +328,11 @@ class Report:
         """
         _raise_unless_analysed(data, source)
         return cls(
-            entry=data["entry"], starts=data["starts"], findings=data["findings"], source=source
+            entry=data["entry"],
+            starts=data["starts"],
+            findings=data["findings"],
+            source=source,
+            xla_release=data["xla_release"],
         )
 
     def to_json(self, *, indent: int | None = None) -> str:
@@ -335,6 +350,8 @@ class Report:
             "findings": [finding.to_json(start_indices, locations) for finding in self.findings],
         }
         data["locations"] = locations.to_json()
+        if self.xla_release is not None:
+            data["xla_release"] = self.xla_release
         if self.source is not None:
             data["source"] = self.source
         return json.dumps(data, indent=indent)
