@@ -23,6 +23,7 @@ from hostoffload import __version__, _forms, api, github, sarif
 from hostoffload.codes import code_named
 from hostoffload.config import FORMATS, Config, ConfigError, find
 from hostoffload.diagnostic import InputError
+from hostoffload.releases import xla_release_named
 from hostoffload.report import Report
 
 EXIT_CLEAN = 0
@@ -90,6 +91,7 @@ def _parser() -> argparse.ArgumentParser:
     )
     _add_entry(check)
     _add_strict(check)
+    _add_xla_release(check)
     check.add_argument(
         "--allow-h2h-copy",
         action="store_true",
@@ -122,6 +124,7 @@ def _parser() -> argparse.ArgumentParser:
         help="host: declare the outputs pinned_host; device: move the values back to device",
     )
     _add_entry(fix)
+    _add_xla_release(fix)
     fix.add_argument("-o", "--output", metavar="OUT", help="write here instead of stdout")
 
     run = commands.add_parser(
@@ -134,6 +137,7 @@ def _parser() -> argparse.ArgumentParser:
         "--warn", action="store_true", help="warn (MismatchWarning) and compile instead"
     )
     _add_strict(run)
+    _add_xla_release(run)
     _add_ignore(run)
     run.add_argument("script", metavar="SCRIPT", help="the Python script")
     run.add_argument("script_args", nargs=argparse.REMAINDER, metavar="ARGS")
@@ -153,6 +157,23 @@ def _add_strict(parser: argparse.ArgumentParser) -> None:
         help="device compute on host memory is error HOE101 (--no-strict: it is warning "
         "HOW101, whatever pyproject.toml says)",
     )
+
+
+def _add_xla_release(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--xla-release",
+        type=_xla_release,
+        metavar="RELEASE",
+        help="the XLA to model where releases differ: an XLA release such as 2026-06 or a "
+        "libtpu release such as 0.0.42.1 (default: the newest; docs/semantics.md)",
+    )
+
+
+def _xla_release(text: str) -> str:
+    try:
+        return xla_release_named(text)
+    except ValueError as error:
+        raise argparse.ArgumentTypeError(str(error)) from None
 
 
 def _add_ignore(parser: argparse.ArgumentParser) -> None:
@@ -201,6 +222,7 @@ def _check(args: argparse.Namespace) -> int:
                 entry=args.entry or config.entry,
                 strict=args.strict if args.strict is not None else bool(config.strict),
                 allow_h2h_copy=args.allow_h2h_copy,
+                xla_release=args.xla_release,
             )
         except InputError as error:
             sys.stderr.write(f"{error}\n")
@@ -269,7 +291,9 @@ def _colour_wanted() -> bool:
 def _fix(args: argparse.Namespace) -> int:
     try:
         entry = args.entry or _config_of(args.file, {}).entry
-        fixed = api.fix_named(*_read(args.file), args.strategy, entry=entry)
+        fixed = api.fix_named(
+            *_read(args.file), args.strategy, entry=entry, xla_release=args.xla_release
+        )
     except InputError as error:
         sys.stderr.write(f"{error}\n")
         return EXIT_BAD_INPUT
@@ -302,7 +326,8 @@ def _run(args: argparse.Namespace) -> int:
     config = find()
     strict = args.strict if args.strict is not None else bool(config.strict)
     ignore = [*args.ignore, *config.ignore]
-    with watch("warn" if args.warn else "error", strict=strict, ignore=ignore):
+    action = "warn" if args.warn else "error"
+    with watch(action, strict=strict, ignore=ignore, xla_release=args.xla_release):
         try:
             runpy.run_path(args.script, run_name="__main__")
         except SystemExit as exit:

@@ -236,9 +236,10 @@ class Report:
         outputs: Sequence[str] | None = None,
     ) -> str:
         """The compiler-style text (``str(report)``): the findings, then a ``source: @main: 2
-        errors, 1 warning (modelled on XLA 2026-09: libtpu 0.0.49 to 0.0.52)`` line and a line with XLA's page on E1200 if found, unless
-        ``summary`` is false, then :meth:`jax_fix` (of ``outputs``) indented if ``jax_fix`` is
-        set and an output fails; in colour if asked."""
+        errors, 1 warning (modelled on XLA 2026-09: libtpu 0.0.49 to 0.0.52)`` line and a line
+        with XLA's page on E1200 if found, unless ``summary`` is false, then :meth:`jax_fix`
+        (of ``outputs``) indented if ``jax_fix`` is set and an output fails; in colour if
+        asked."""
         lines = [finding.render(self.source, colour=colour) for finding in self.findings]
         prefix = f"{self.source}: " if self.source is not None else ""
         if summary:
