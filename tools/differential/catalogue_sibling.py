@@ -18,8 +18,8 @@ Run with libtpu (one process at a time), from the repository root::
 which writes ``<name>.mlir`` and ``verdicts.json`` (``--verdicts``: another name, for another
 libtpu release; the suite keeps ``verdicts.json`` of 0.0.42.1 and
 ``verdicts-libtpu-0.0.52.json``, each with its ``platform_version``) there: XLA's status and
-message for each program, and, for a program XLA rejects naming a parameter, every parameter it would name
-(found by re-declaring the named one ``pinned_host`` and compiling again).
+message for each program, and, for a program XLA rejects naming a parameter, every parameter
+it would name (found by re-declaring the named one ``pinned_host`` and compiling again).
 ``test/python/test_differential_sibling.py`` checks the checker against them without libtpu.
 No verdict is written here: XLA is the oracle.
 """
