@@ -28,6 +28,13 @@ struct HostOffloadCheckPass
   using HostOffloadCheckPassBase::HostOffloadCheckPassBase;
 
   void runOnOperation() override {
+    std::optional<XlaRelease> release = parseXlaRelease(xlaRelease);
+    if (!release) {
+      emitUnknownXlaRelease(getOperation().getLoc(), "host-offload-check",
+                            xlaRelease);
+      signalPassFailure();
+      return;
+    }
     // The pass only reads the IR, so every analysis stays valid; this also
     // spares the pass manager a re-verification of the whole module.
     markAllAnalysesPreserved();
@@ -44,7 +51,7 @@ struct HostOffloadCheckPass
       collected = verified->get().getOps();
     llvm::SmallVector<mlir::Diagnostic> raised;
     runWithOwnHeap([&] {
-      HostOffloadOptions options{entry, strict, allowH2hCopy};
+      HostOffloadOptions options{entry, strict, allowH2hCopy, *release};
       if (!emitOnAnalysisThread) {
         mlir::ScopedDiagnosticHandler keep(
             &getContext(), [&](mlir::Diagnostic &diagnostic) {

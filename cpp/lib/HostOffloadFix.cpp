@@ -264,6 +264,14 @@ struct HostOffloadFixPass : impl::HostOffloadFixPassBase<HostOffloadFixPass> {
       signalPassFailure();
       return;
     }
+    std::optional<XlaRelease> release = parseXlaRelease(xlaRelease);
+    if (!release) {
+      emitUnknownXlaRelease(module.getLoc(), "host-offload-fix", xlaRelease);
+      signalPassFailure();
+      return;
+    }
+    analysisOptions = HostOffloadOptions{entry};
+    analysisOptions.xlaRelease = *release;
     // The verifier pass that ran before this one found the ops the analysis
     // looks up on its way through the module, which is as it was then.
     verifiedOps = nullptr;
@@ -297,7 +305,7 @@ struct HostOffloadFixPass : impl::HostOffloadFixPassBase<HostOffloadFixPass> {
   /// Analyzes `module`. The first analysis takes the ops the verifier
   /// collected, if it did; every later one follows a change to the module.
   FailureOr<HostOffloadReport> analyze(ModuleOp module) {
-    return analyzeHostOffload(module, HostOffloadOptions{entry}, {},
+    return analyzeHostOffload(module, analysisOptions, {},
                               std::exchange(verifiedOps, nullptr));
   }
 
@@ -387,6 +395,8 @@ struct HostOffloadFixPass : impl::HostOffloadFixPassBase<HostOffloadFixPass> {
   /// The ops of the module as the verifier left it, until the first analysis
   /// takes them.
   const ModuleOps *verifiedOps = nullptr;
+  /// The options of every analysis of the run.
+  HostOffloadOptions analysisOptions;
 };
 
 } // namespace

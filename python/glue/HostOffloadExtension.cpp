@@ -445,26 +445,29 @@ NB_MODULE(_hostoffload, m) {
   m.def(
       "analyze",
       [](MlirOperation module, const std::string &entry, bool strict,
-         bool verified, bool allowH2hCopy) {
+         bool verified, bool allowH2hCopy, const std::string &xlaRelease) {
         std::string json;
         MlirLogicalResult result = hostoffloadAnalyzeToJson(
             module, mlirStringRefCreate(entry.data(), entry.size()), strict,
-            verified, allowH2hCopy, appendToString, &json);
+            verified, allowH2hCopy,
+            mlirStringRefCreate(xlaRelease.data(), xlaRelease.size()),
+            appendToString, &json);
         return std::make_pair(mlirLogicalResultIsSuccess(result), json);
       },
       nb::arg("module"), nb::arg("entry") = "", nb::arg("strict") = false,
       nb::arg("verified") = false, nb::arg("allow_h2h_copy") = false,
+      nb::arg("xla_release") = "",
       "Analyses a builtin.module; returns (succeeded, report as JSON text). "
       "Never changes the module. `verified`: the module passed the verifier "
       "and has not changed since (as one `parse` returned); else it is "
-      "verified first. `strict` and `allow_h2h_copy` are the options of "
-      "host-offload-check.");
+      "verified first. `strict`, `allow_h2h_copy` and `xla_release` (\"\": "
+      "the newest) are the options of host-offload-check.");
   m.def(
       "analyze_data",
       [](MlirOperation module, const std::string &entry, bool strict,
          bool verified, bool allowH2hCopy, bool report,
-         std::optional<nb::dict> classes,
-         std::optional<nb::callable> locations) {
+         std::optional<nb::dict> classes, std::optional<nb::callable> locations,
+         const std::string &xlaRelease) {
         if (classes.has_value() != locations.has_value())
           throw nb::value_error(
               "classes and locations are given together or not at all");
@@ -473,6 +476,7 @@ NB_MODULE(_hostoffload, m) {
         MlirLogicalResult result = hostoffloadAnalyzeToValues(
             module, mlirStringRefCreate(entry.data(), entry.size()), strict,
             verified, allowH2hCopy,
+            mlirStringRefCreate(xlaRelease.data(), xlaRelease.size()),
             report ? &PythonValueBuilder::sink : nullptr, &builder);
         return nb::make_tuple(mlirLogicalResultIsSuccess(result),
                               report ? builder.take() : nb::none());
@@ -480,7 +484,7 @@ NB_MODULE(_hostoffload, m) {
       nb::arg("module"), nb::arg("entry") = "", nb::arg("strict") = false,
       nb::arg("verified") = false, nb::arg("allow_h2h_copy") = false,
       nb::arg("report") = true, nb::arg("classes") = nb::none(),
-      nb::arg("locations") = nb::none(),
+      nb::arg("locations") = nb::none(), nb::arg("xla_release") = "",
       "As `analyze`, but returns (succeeded, report) with the report as the "
       "dict json.loads makes of the JSON text `analyze` returns, built "
       "without that text; with `report` false, only analyses and gives None "
@@ -593,5 +597,32 @@ NB_MODULE(_hostoffload, m) {
       },
       "Our codes as they were printed before the HO prefix: a list of "
       "(former, code).");
+  m.def(
+      "xla_releases",
+      [] {
+        std::vector<std::pair<std::string, std::string>> rows;
+        for (intptr_t i = 0, e = hostoffloadGetNumXlaReleases(); i < e; ++i) {
+          HostoffloadXlaRelease row = hostoffloadGetXlaRelease(i);
+          rows.emplace_back(toString(row.name), toString(row.sources));
+        }
+        return rows;
+      },
+      "The XLA releases the check can model, oldest first (the last is the "
+      "default): a list of (name, sources).");
+  m.def(
+      "libtpu_releases",
+      [] {
+        std::vector<std::tuple<std::string, std::string, std::string>> rows;
+        for (intptr_t i = 0, e = hostoffloadGetNumLibtpuReleases(); i < e;
+             ++i) {
+          HostoffloadLibtpuRelease row = hostoffloadGetLibtpuRelease(i);
+          rows.emplace_back(toString(row.version), toString(row.buildLine),
+                            toString(row.xlaRelease));
+        }
+        return rows;
+      },
+      "The libtpu releases known, in the order of their numbers: a list of "
+      "(version, the end of its platform_version, the XLA release it "
+      "carries).");
   m.attr("PATH_STEPS_AT_EACH_END") = hostoffloadGetPathStepsAtEachEnd();
 }

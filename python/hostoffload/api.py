@@ -14,6 +14,7 @@ from hostoffload.jax_fix import Output
 from hostoffload.mlir import ir, passmanager
 from hostoffload.mlir._mlir_libs import _hostoffload
 from hostoffload.platforms import Platform, platform_named
+from hostoffload.releases import xla_release_named
 from hostoffload.report import REPORT_CLASSES, Report, Strategy
 
 
@@ -23,6 +24,7 @@ def check(
     entry: str | None = None,
     strict: bool = False,
     allow_h2h_copy: bool = False,
+    xla_release: str | None = None,
 ) -> Report:
     """Checks the host offloading of a module the way XLA's HostOffloader will.
 
@@ -48,7 +50,10 @@ def check(
     ``strict`` reports device computation on host memory as error HOE101, as XLA does under
     ``xla_disable_automatic_host_compute_offload``; ``allow_h2h_copy`` then lets a copy on
     host memory through, as XLA's ``xla_allow_h2h_copy_when_automatic_host_compute_offload_
-    disabled`` does (the ``allow-h2h-copy`` option of ``host-offload-check``).
+    disabled`` does (the ``allow-h2h-copy`` option of ``host-offload-check``);
+    ``xla_release`` names the XLA to model where releases differ, by its name (``"2026-06"``)
+    or by a libtpu release (``"0.0.42.1"``), the newest by default (:mod:`hostoffload.releases`;
+    ``ValueError`` for one it does not know).
 
     A finding on a line of Python source that carries ``# hostoffload: ignore[CODE]`` (or
     ``# hostoffload: ignore``, every code) is left out (:meth:`Report.without_suppressed`).
@@ -56,7 +61,14 @@ def check(
     Raises :class:`InputError` when the source cannot be read or parsed, is of another type,
     or has no (or an ambiguous) entry function.
     """
-    return check_named(source, None, entry=entry, strict=strict, allow_h2h_copy=allow_h2h_copy)
+    return check_named(
+        source,
+        None,
+        entry=entry,
+        strict=strict,
+        allow_h2h_copy=allow_h2h_copy,
+        xla_release=xla_release,
+    )
 
 
 def check_named(
@@ -66,17 +78,23 @@ def check_named(
     entry: str | None = None,
     strict: bool = False,
     allow_h2h_copy: bool = False,
+    xla_release: str | None = None,
 ) -> Report:
     """:func:`check`, naming text ``source`` ``name`` in the report and in errors."""
     _require_entry(entry, name)
+    release = xla_release_named(xla_release)
     with _source.resolve(source, name, copy=False) as module:
         # Just parsed and verified: a second verifier pass would cost as much as the analysis.
-        report = _analyze(module, entry, strict, allow_h2h_copy)
+        report = _analyze(module, entry, strict, allow_h2h_copy, release)
     return report.without_suppressed()
 
 
 def check_jax(
-    fn: Callable[..., Any], *args: Any, platform: Platform = "tpu", **jit_kwargs: Any
+    fn: Callable[..., Any],
+    *args: Any,
+    platform: Platform = "tpu",
+    xla_release: str | None = None,
+    **jit_kwargs: Any,
 ) -> Report:
     """Lowers ``fn`` for ``platform`` at ``args`` and checks the lowering; no device needed.
 
@@ -101,29 +119,46 @@ def check_jax(
         jitted = fn
     else:
         jitted = jax.jit(fn, **jit_kwargs)
-    report = check(jitted.trace(*args).lower(lowering_platforms=(platform,)))
+    report = check(
+        jitted.trace(*args).lower(lowering_platforms=(platform,)), xla_release=xla_release
+    )
     return dataclasses.replace(report, platform=platform)
 
 
-def fix(source: object, strategy: Strategy = "host", *, entry: str | None = None) -> str:
+def fix(
+    source: object,
+    strategy: Strategy = "host",
+    *,
+    entry: str | None = None,
+    xla_release: str | None = None,
+) -> str:
     """Applies one fix to every E1200 of ``source`` and returns the module in the generic form.
 
     ``strategy="host"`` declares each offending output ``pinned_host`` (the data stays in host
     memory); ``"device"`` moves each offending value back to device memory before the return.
     ``source`` is read as by :func:`check`; a module object given is copied, never changed.
+    ``xla_release`` is that of :func:`check`: the host strategy also declares ``pinned_host``
+    the arguments that release rejects with HOE102.
     Runs the ``host-offload-fix`` pass; raises :class:`InputError` like :func:`check`.
     """
-    return fix_named(source, None, strategy, entry=entry)
+    return fix_named(source, None, strategy, entry=entry, xla_release=xla_release)
 
 
 def fix_named(
-    source: object, name: str | None, strategy: Strategy = "host", *, entry: str | None = None
+    source: object,
+    name: str | None,
+    strategy: Strategy = "host",
+    *,
+    entry: str | None = None,
+    xla_release: str | None = None,
 ) -> str:
     """:func:`fix`, naming text ``source`` ``name`` in errors."""
     if strategy not in ("host", "device"):
         raise ValueError(f"strategy must be 'host' or 'device', not {strategy!r}")
     _require_entry(entry, name)
-    options = f"strategy={strategy}" + (f' entry="{entry}"' if entry else "")
+    options = f"strategy={strategy} xla-release={xla_release_named(xla_release)}" + (
+        f' entry="{entry}"' if entry else ""
+    )
     with _source.resolve(source, name, copy=True) as module:
         try:
             pipeline = passmanager.PassManager.parse(
@@ -159,7 +194,11 @@ def _require_entry(entry: str | None, name: str | None) -> None:
 
 
 def _analyze(
-    module: _source.Resolved, entry: str | None, strict: bool, allow_h2h_copy: bool
+    module: _source.Resolved,
+    entry: str | None,
+    strict: bool,
+    allow_h2h_copy: bool,
+    xla_release: str,
 ) -> Report:
     with no_cyclic_gc():
         _, data = _hostoffload.analyze_data(
@@ -170,6 +209,7 @@ def _analyze(
             allow_h2h_copy,
             classes=REPORT_CLASSES,
             locations=locations_from_json,
+            xla_release=xla_release,
         )
         report = Report.from_objects(data, module.name)
     # Only the fix reads them, and reading takes 8 us an output through MLIR's Python API.

@@ -33,6 +33,7 @@ from hostoffload.codes import code_named
 from hostoffload.config import FORMATS, Config, ConfigError, find
 from hostoffload.diagnostic import InputError
 from hostoffload.platforms import Platform, chosen_platform
+from hostoffload.releases import xla_release_named
 from hostoffload.report import LOCATION_FORMS, Report
 
 PROG = "hostoffload"
@@ -101,6 +102,7 @@ def _parser() -> argparse.ArgumentParser:
     )
     _add_entry(check)
     _add_strict(check)
+    _add_xla_release(check)
     check.add_argument(
         "--allow-h2h-copy",
         action="store_true",
@@ -133,6 +135,7 @@ def _parser() -> argparse.ArgumentParser:
         help="host: declare the outputs pinned_host; device: move the values back to device",
     )
     _add_entry(fix)
+    _add_xla_release(fix)
     fix.add_argument("-o", "--output", metavar="OUT", help="write here instead of stdout")
 
     run = commands.add_parser(
@@ -149,9 +152,11 @@ def _parser() -> argparse.ArgumentParser:
         "--platform",
         type=_platform,
         default=None,
-        help="the lowering checked when JAX compiles for CPU: tpu (default, or "
-        "$HOSTOFFLOAD_PLATFORM) or cuda; a TPU or GPU compile is checked as it is",
+        help="the lowering checked when JAX compiles for CPU: tpu (default, or the "
+        "[tool.hostoffload] table's, or $HOSTOFFLOAD_PLATFORM) or cuda; a TPU or GPU "
+        "compile is checked as it is",
     )
+    _add_xla_release(run)
     _add_ignore(run)
     run.add_argument("script", metavar="SCRIPT", help="the Python script")
     run.add_argument("script_args", nargs=argparse.REMAINDER, metavar="ARGS")
@@ -171,6 +176,23 @@ def _add_strict(parser: argparse.ArgumentParser) -> None:
         help="device compute on host memory is error HOE101 (--no-strict: it is warning "
         "HOW101, whatever pyproject.toml says)",
     )
+
+
+def _add_xla_release(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--xla-release",
+        type=_xla_release,
+        metavar="RELEASE",
+        help="the XLA to model where releases differ: an XLA release such as 2026-06 or a "
+        "libtpu release such as 0.0.42.1 (default: the newest; docs/semantics.md)",
+    )
+
+
+def _xla_release(text: str) -> str:
+    try:
+        return xla_release_named(text)
+    except ValueError as error:
+        raise argparse.ArgumentTypeError(str(error)) from None
 
 
 def _add_ignore(parser: argparse.ArgumentParser) -> None:
@@ -226,6 +248,7 @@ def _check(args: argparse.Namespace) -> int:
                 entry=args.entry or config.entry,
                 strict=args.strict if args.strict is not None else bool(config.strict),
                 allow_h2h_copy=args.allow_h2h_copy,
+                xla_release=args.xla_release,
             )
         except InputError as error:
             sys.stderr.write(f"{error}\n")
@@ -294,7 +317,9 @@ def _colour_wanted() -> bool:
 def _fix(args: argparse.Namespace) -> int:
     try:
         entry = args.entry or _config_of(args.file, {}).entry
-        fixed = api.fix_named(*_read(args.file), args.strategy, entry=entry)
+        fixed = api.fix_named(
+            *_read(args.file), args.strategy, entry=entry, xla_release=args.xla_release
+        )
     except InputError as error:
         sys.stderr.write(f"{error}\n")
         return EXIT_BAD_INPUT
@@ -333,7 +358,8 @@ def _run(args: argparse.Namespace) -> int:
     action = "warn" if args.warn else "error"
     strict = args.strict if args.strict is not None else bool(config.strict)
     ignore = [*args.ignore, *config.ignore]
-    with watch(action, strict=strict, ignore=ignore, platform=platform):
+    options = {"strict": strict, "ignore": ignore, "platform": platform}
+    with watch(action, **options, xla_release=args.xla_release):
         try:
             # By the absolute path that `python SCRIPT` names the script's frames by.
             runpy.run_path(os.path.join(os.getcwd(), args.script), run_name="__main__")

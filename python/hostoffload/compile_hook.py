@@ -98,7 +98,8 @@ class MismatchWarning(_Mismatch, UserWarning):
 class watch:  # Lower case: it reads as a function, ``with hostoffload.watch():``.
     """Checks every program JAX compiles while active; see the module's documentation.
 
-    ``strict`` and ``ignore`` are those of :func:`hostoffload.check` and ``--ignore``;
+    ``strict``, ``xla_release`` and ``ignore`` are those of :func:`hostoffload.check` and
+    ``--ignore``;
     ``platform`` is the platform whose lowering is checked when JAX compiles for one whose
     XLA does not offload (CPU): ``"tpu"`` (default) or ``"cuda"``. ``mismatches`` holds a
     :class:`MismatchError` for every program that had errors (after ``ignore``), in the order
@@ -113,11 +114,18 @@ class watch:  # Lower case: it reads as a function, ``with hostoffload.watch():`
         strict: bool = False,
         ignore: Sequence[str] = (),
         platform: Platform = DEFAULT_PLATFORM,
+        xla_release: str | None = None,
     ) -> None:
         if action not in ACTIONS:
             raise ValueError(f"action must be one of {', '.join(ACTIONS)}, not {action!r}")
+        if xla_release is not None:
+            # Imported here, and only for a release given: it loads MLIR (see _check).
+            from hostoffload.releases import xla_release_named
+
+            xla_release = xla_release_named(xla_release)
         self.action = action
         self.strict = strict
+        self.xla_release = xla_release
         self.ignore = frozenset(ignore)
         self.platform = platform_named(platform)
         self.mismatches: list[MismatchError] = []
@@ -144,7 +152,12 @@ class watch:  # Lower case: it reads as a function, ``with hostoffload.watch():`
     def __call__(self, function: _Function) -> _Function:
         @functools.wraps(function)
         def watched(*args: Any, **kwargs: Any) -> Any:
-            options = {"strict": self.strict, "ignore": self.ignore, "platform": self.platform}
+            options = {
+                "strict": self.strict,
+                "ignore": self.ignore,
+                "platform": self.platform,
+                "xla_release": self.xla_release,
+            }
             with watch(self.action, **options) as inner:
                 try:
                     return function(*args, **kwargs)
@@ -161,7 +174,7 @@ class watch:  # Lower case: it reads as a function, ``with hostoffload.watch():`
 
         name = _module_name(module)
         try:
-            report = _check(module, self.strict, name, platform)
+            report = _check(module, self.strict, self.xla_release, name, platform)
             outputs = output_paths(module)
         except InputError as error:
             # Never keep a program from compiling because we could not read it.
@@ -362,11 +375,13 @@ def output_paths(module: Any) -> tuple[str, ...] | None:
     return None
 
 
-def _check(module: Any, strict: bool, name: str, platform: str | None) -> Report:
+def _check(
+    module: Any, strict: bool, xla_release: str | None, name: str, platform: str | None
+) -> Report:
     # Imported here: hostoffload.api loads MLIR, which importing this module must not.
     from hostoffload import api
 
-    report = api.check(module, strict=strict)
+    report = api.check(module, strict=strict, xla_release=xla_release)
     return dataclasses.replace(report, source=name, platform=platform)
 
 

@@ -28,6 +28,7 @@ from hostoffload.diagnostic import (
     locations_from_json,
     render,
 )
+from hostoffload.releases import xla_releases
 from hostoffload.suppressions import Comments
 
 JAX_FIX_HEADING = "fix in JAX:"
@@ -228,6 +229,9 @@ class Report:
     #: Every output of the entry function, in order, when the report was made from a module
     #: and an output fails with E1200 (:meth:`jax_fix` reads them); else ``None``.
     outputs: tuple[jax_fix.Output, ...] | None = None
+    #: The XLA release whose behaviour the findings model (:mod:`hostoffload.releases`);
+    #: ``None`` in a report read from JSON written before releases were told apart.
+    xla_release: str | None = None
 
     @property
     def errors(self) -> tuple[Finding, ...]:
@@ -260,8 +264,9 @@ class Report:
         outputs: Sequence[str] | None = None,
     ) -> str:
         """The compiler-style text (``str(report)``): the findings, then a ``source: @main: 2
-        errors, 1 warning`` line, a note on how to get Python lines if the module has no debug
-        info (:data:`WITHOUT_DEBUG_INFO_HINT`), and a line with XLA's page on E1200 if found, unless
+        errors, 1 warning (modelled on XLA 2026-09: libtpu 0.0.49 to 0.0.52)`` line, a note
+        on how to get Python lines if the module has no debug info
+        (:data:`WITHOUT_DEBUG_INFO_HINT`), and a line with XLA's page on E1200 if found, unless
         ``summary`` is false, then :meth:`jax_fix` (of ``outputs``) indented if ``jax_fix`` is
         set and an output fails; in colour if asked."""
         lines = [finding.render(self.source, colour=colour) for finding in self.findings]
@@ -278,7 +283,7 @@ class Report:
         if summary:
             counts = _summary(len(self.errors), len(self.warnings))
             lowering = f" ({self.platform.upper()} lowering)" if self.platform else ""
-            lines.append(f"{prefix}@{self.entry}{lowering}: {counts}")
+            lines.append(f"{prefix}@{self.entry}{lowering}: {counts}{self._modelled()}")
             if _without_debug_info(self.findings):
                 lines.append(f"{prefix}note: {WITHOUT_DEBUG_INFO_HINT}")
             lines.extend(
@@ -289,6 +294,12 @@ class Report:
             lines.append(f"{prefix}{JAX_FIX_HEADING}")
             lines.extend(f"    {line}" for line in fix.splitlines())
         return "\n".join(lines)
+
+    def _modelled(self) -> str:
+        """Which XLA the findings model, for the summary line; nothing where unknown."""
+        if self.xla_release is None:
+            return ""
+        return f" (modelled on {xla_releases()[self.xla_release].describe()})"
 
     def ignoring(self, codes: Iterable[str]) -> Report:
         """This report without the findings whose code is in ``codes`` (a former code such as
@@ -362,6 +373,7 @@ class Report:
             source=source,
             platform=data.get("platform"),
             outputs=_outputs_from_json(data.get("outputs")),
+            xla_release=data.get("xla_release"),
         )
 
     @classmethod
@@ -373,7 +385,11 @@ class Report:
         """
         _raise_unless_analysed(data, source)
         return cls(
-            entry=data["entry"], starts=data["starts"], findings=data["findings"], source=source
+            entry=data["entry"],
+            starts=data["starts"],
+            findings=data["findings"],
+            source=source,
+            xla_release=data["xla_release"],
         )
 
     def to_json(self, *, indent: int | None = None, locations: LocationForm = "inline") -> str:
@@ -397,6 +413,8 @@ class Report:
             data["source"] = self.source
         if self.platform is not None:
             data["platform"] = self.platform
+        if self.xla_release is not None:
+            data["xla_release"] = self.xla_release
         data["entry"] = self.entry
         data["findings"] = [finding.to_json(start_indices, location) for finding in self.findings]
         data["starts"] = [start.to_json(location) for start in self.starts]

@@ -20,12 +20,21 @@ import pytest
 
 from hostoffload import Report
 from hostoffload.mlir import ir
+from hostoffload.releases import newest_xla_release, xla_release_of_platform_version, xla_releases
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 EXAMPLE = REPO_ROOT / "examples" / "offloaded_state.mlir"
 DIFFERENTIAL_DIR = REPO_ROOT / "test" / "differential"
 VERDICTS: dict[str, Any] = json.loads((DIFFERENTIAL_DIR / "verdicts.json").read_text())
 MODULES: dict[str, dict[str, Any]] = VERDICTS["modules"]
+# The XLA release of the libtpu that recorded the verdicts, known by its build line: the
+# checker must agree with the release it models.
+RECORDED_XLA_RELEASE = xla_release_of_platform_version(VERDICTS["generated"]["platform_version"])
+# How a report's summary line names the XLA it models by default.
+MODELLED_ON_NEWEST = f"(modelled on {xla_releases()[newest_xla_release()].describe()})"
+# XLA:TPU's message on a lone unpinned_host output that its root special case copies to host
+# memory, in XLA release 2026-06: HOE104 predicts it.
+DMA_HBM_TO_HBM = "FAILED_PRECONDITION: Unimplemented DMA from hbm to hbm."
 
 # What a crash of MLIR, of our C++ or of Python prints; never in the output of a run.
 CRASH_MARKERS = ("Stack dump", "PLEASE submit a bug report", "Assertion", "Traceback")

@@ -19,6 +19,7 @@ from conftest import DIFFERENTIAL_DIR, e1200_outputs_in, run_offload_opt
 
 import hostoffload
 from hostoffload import _convert, _forms
+from hostoffload.releases import xla_release_of_platform_version
 from hostoffload.report import Report
 
 pytest.importorskip("jax", reason="HLO text is converted through jaxlib")
@@ -26,6 +27,8 @@ pytest.importorskip("jax", reason="HLO text is converted through jaxlib")
 HLO_DIR = DIFFERENTIAL_DIR / "hlo"
 VERDICTS: dict[str, Any] = json.loads((HLO_DIR / "verdicts.json").read_text())
 MODULES: dict[str, dict[str, Any]] = VERDICTS["modules"]
+# The XLA release of the libtpu that recorded the verdicts, which the checker models.
+RECORDED_XLA_RELEASE = xla_release_of_platform_version(VERDICTS["generated"]["platform_version"])
 XLA_NAME_IN_MESSAGE = re.compile(r"\(starting from [^)]*, XLA: '([^']+)'\)")
 
 # Modules whose E1200 names no XLA instruction, with the reason: XLA names an instruction
@@ -66,7 +69,7 @@ def check(name: str) -> Report:
     ``test_driver_reports_the_same`` takes the route users take)."""
     path = path_of(name)
     generic = _convert.to_generic(path.read_bytes(), _forms.Form.HLO, path.name, str(path))
-    return hostoffload.check(generic.decode())
+    return hostoffload.check(generic.decode(), xla_release=RECORDED_XLA_RELEASE)
 
 
 def params(names: list[str]) -> list[Any]:
@@ -134,7 +137,9 @@ DRIVER_MODULES = [
 @pytest.mark.parametrize("name", DRIVER_MODULES)
 def test_driver_reports_the_same(name: str) -> None:
     xla = MODULES[name]["xla"]
-    result = run_offload_opt(path_of(name), "--host-offload-check")
+    result = run_offload_opt(
+        path_of(name), f"--host-offload-check=xla-release={RECORDED_XLA_RELEASE}"
+    )
     assert result.returncode == (1 if xla["e1200_outputs"] else 0), result.stderr
     assert e1200_outputs_in(result.stderr) == xla["e1200_outputs"], result.stderr
     if xla["xla_name"]:

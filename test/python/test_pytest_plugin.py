@@ -50,7 +50,7 @@ def test_with_the_option_a_mismatch_fails_its_test(tests: pytest.Pytester) -> No
             "*test_model.py:10:12: error: E1200: Tensor which is moved to host (starting from "
             "argument 'x')*output 0 (\"result\")*",
             "*note: path: argument 'x' -> stablehlo.multiply -> output 0",
-            "jit_step: @main (TPU lowering): 1 error, 1 warning",
+            "jit_step: @main (TPU lowering): 1 error, 1 warning (modelled on XLA *",
             "    x = jax.device_put(x, jax.memory.Space.Device)",
             "FAILED test_model.py::test_offloaded_state_returned_as_device*",
         ]

@@ -1,5 +1,6 @@
 """The README's first command prints what the README says it prints."""
 
+import json
 import re
 import shlex
 import subprocess
@@ -36,3 +37,37 @@ def test_the_readme_sample_is_what_the_first_command_prints() -> None:
         sample = sample[:-1]
         printed = printed[: len(sample)]
     assert sample == printed
+
+
+def _differential_counts() -> dict[str, int]:
+    """The differential suite's modules with an XLA verdict, counted from verdicts.json."""
+    verdicts = json.loads((REPO_ROOT / "test" / "differential" / "verdicts.json").read_text())
+    counts = {"single": 0, "multi": 0, "program": 0, "mutant": 0, "fix": 0}
+    for module in verdicts["modules"].values():
+        if module.get("xla", {}).get("status") not in ("ok", "e1200", "error"):
+            continue
+        counts["single" if module.get("devices", 1) == 1 else "multi"] += 1
+        kind = module["kind"]
+        counts["fix" if kind.startswith("fix") else "mutant" if "mutant" in kind else kind] += 1
+    return counts
+
+
+def test_the_readme_counts_the_differential_suite_as_it_is() -> None:
+    counts = _differential_counts()
+    sentence = " ".join(README.split("differential suite XLA gives a verdict on:", 1)[1].split())
+    match = re.match(
+        r"([\d,]+) single-device and ([\d,]+) multi-device JAX lowerings .*?of the ([\d,]+), "
+        r"([\d,]+) are JAX programs as JAX lowers them, ([\d,]+) their mutants, ([\d,]+) fixed",
+        sentence,
+    )
+    assert match is not None, sentence[:300]
+    said = [int(number.replace(",", "")) for number in match.groups()]
+    total = counts["single"] + counts["multi"]
+    assert said == [
+        counts["single"],
+        counts["multi"],
+        total,
+        counts["program"],
+        counts["mutant"],
+        counts["fix"],
+    ]

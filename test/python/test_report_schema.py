@@ -146,7 +146,8 @@ def test_report_fields_are_the_schema_properties() -> None:
     Python knows, and with ``errors``, always empty: a failed analysis raises instead."""
     fields = {field.name for field in dataclasses.fields(Report)}
     assert fields == properties("report") - {"locations"}
-    assert properties("analysisReport") == {"errors", "entry", "starts", "findings", "locations"}
+    analysis = {"errors", "entry", "starts", "findings", "locations", "xla_release"}
+    assert properties("analysisReport") == analysis
 
 
 def test_codes_in_reports_are_in_the_table_of_codes() -> None:

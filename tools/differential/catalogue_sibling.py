@@ -15,9 +15,11 @@ Run with libtpu (one process at a time), from the repository root::
     flock /tmp/libtpu.lock ../oracle-venv/bin/python -m tools.differential.catalogue_sibling \
         --out test/differential/sibling
 
-which writes ``<name>.mlir`` and ``verdicts.json`` there: XLA's status and message for each
-program, and, for a program XLA rejects naming a parameter, every parameter it would name
-(found by re-declaring the named one ``pinned_host`` and compiling again).
+which writes ``<name>.mlir`` and ``verdicts.json`` (``--verdicts``: another name, for another
+libtpu release; the suite keeps ``verdicts.json`` of 0.0.42.1 and
+``verdicts-libtpu-0.0.52.json``, each with its ``platform_version``) there: XLA's status and
+message for each program, and, for a program XLA rejects naming a parameter, every parameter
+it would name (found by re-declaring the named one ``pinned_host`` and compiling again).
 ``test/python/test_differential_sibling.py`` checks the checker against them without libtpu.
 No verdict is written here: XLA is the oracle.
 """
@@ -757,6 +759,11 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--out", type=Path, required=True)
     parser.add_argument("--only", help="a regex: only the programs it matches")
+    parser.add_argument(
+        "--verdicts",
+        default="verdicts.json",
+        help="the name of the verdicts file in --out (one per libtpu release)",
+    )
     args = parser.parse_args()
     from importlib import metadata
 
@@ -765,7 +772,7 @@ def main() -> None:
 
     device = topologies.get_topology_desc(TOPOLOGY, platform="tpu").devices[0]
     args.out.mkdir(parents=True, exist_ok=True)
-    verdicts_path = args.out / "verdicts.json"
+    verdicts_path = args.out / args.verdicts
     modules: dict[str, Any] = {}
     if args.only and verdicts_path.exists():
         modules = json.loads(verdicts_path.read_text())["modules"]

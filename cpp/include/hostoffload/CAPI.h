@@ -27,10 +27,13 @@ MLIR_CAPI_EXPORTED void hostoffloadRegisterPasses(void);
 /// verified first. When it fails the verifier or the entry function cannot be
 /// determined, the object has an "errors" list with the located errors and the
 /// result is failure; diagnostics are then not sent to the context's handlers.
-/// `strict` and `allowH2hCopy` are the options of the pass.
+/// `strict`, `allowH2hCopy` and `xlaRelease` are the options of the pass
+/// (an empty `xlaRelease` is the newest); a release it does not know is an
+/// error of the "errors" list.
 MLIR_CAPI_EXPORTED MlirLogicalResult hostoffloadAnalyzeToJson(
     MlirOperation module, MlirStringRef entry, bool strict, bool verified,
-    bool allowH2hCopy, MlirStringCallback callback, void *userData);
+    bool allowH2hCopy, MlirStringRef xlaRelease, MlirStringCallback callback,
+    void *userData);
 
 /// Receives the values of a JSON document one by one, in the order of its
 /// text: an object or an array as its begin and end calls around its members,
@@ -55,7 +58,8 @@ typedef struct {
 /// time the analysis without its report).
 MLIR_CAPI_EXPORTED MlirLogicalResult hostoffloadAnalyzeToValues(
     MlirOperation module, MlirStringRef entry, bool strict, bool verified,
-    bool allowH2hCopy, const HostoffloadValueSink *sink, void *userData);
+    bool allowH2hCopy, MlirStringRef xlaRelease,
+    const HostoffloadValueSink *sink, void *userData);
 
 /// Parses `text` (MLIR assembly or bytecode) into a new builtin.module of
 /// `context`, and verifies it unless `verify` is false (for text printed from
@@ -141,6 +145,40 @@ MLIR_CAPI_EXPORTED intptr_t hostoffloadGetNumFormerFindingCodes(void);
 /// Former code `index`, in the order of FindingCodes.def.
 MLIR_CAPI_EXPORTED HostoffloadFormerFindingCode
 hostoffloadGetFormerFindingCode(intptr_t index);
+
+/// One XLA release of XlaReleases.def. The strings live as long as the
+/// program.
+typedef struct {
+  /// The name `xla-release=` takes, e.g. "2026-07".
+  MlirStringRef name;
+  /// Which of XLA's sources it is.
+  MlirStringRef sources;
+} HostoffloadXlaRelease;
+
+/// The number of XLA releases; the last is the newest, the default.
+MLIR_CAPI_EXPORTED intptr_t hostoffloadGetNumXlaReleases(void);
+
+/// XLA release `index`, oldest first.
+MLIR_CAPI_EXPORTED HostoffloadXlaRelease
+hostoffloadGetXlaRelease(intptr_t index);
+
+/// One libtpu release of XlaReleases.def. The strings live as long as the
+/// program.
+typedef struct {
+  /// Its version, e.g. "0.0.42.1".
+  MlirStringRef version;
+  /// The end of its `platform_version`, e.g. "Built on ... cl/933746096".
+  MlirStringRef buildLine;
+  /// The name of the XLA release it carries.
+  MlirStringRef xlaRelease;
+} HostoffloadLibtpuRelease;
+
+/// The number of libtpu releases.
+MLIR_CAPI_EXPORTED intptr_t hostoffloadGetNumLibtpuReleases(void);
+
+/// Libtpu release `index`, in the order of their numbers.
+MLIR_CAPI_EXPORTED HostoffloadLibtpuRelease
+hostoffloadGetLibtpuRelease(intptr_t index);
 
 /// A finding's path with more than twice this many steps lists this many at
 /// each end, and "path_steps_omitted" counts the steps between.

@@ -10,6 +10,8 @@
 #ifndef HOSTOFFLOAD_HOSTOFFLOADANALYSIS_H
 #define HOSTOFFLOAD_HOSTOFFLOADANALYSIS_H
 
+#include "hostoffload/XlaReleases.h"
+
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/Location.h"
@@ -159,6 +161,8 @@ struct Finding {
 /// The result of analysing one module.
 struct HostOffloadReport {
   mlir::func::FuncOp entry;
+  /// The XLA whose behaviour the findings model.
+  XlaRelease xlaRelease;
   std::vector<TraceStart> starts;
   /// E1200 errors in output order, then the other findings.
   std::vector<Finding> findings;
@@ -178,6 +182,9 @@ struct HostOffloadOptions {
   /// Under `strict`, allow a copy on host memory, as XLA does with
   /// xla_allow_h2h_copy_when_automatic_host_compute_offload_disabled.
   bool allowH2hCopy = false;
+  /// The XLA whose behaviour is modelled where releases differ
+  /// (docs/semantics.md names each such rule).
+  XlaRelease xlaRelease = getNewestXlaRelease();
 };
 
 /// Analyses `module`. Fails, after emitting a located error, only when the

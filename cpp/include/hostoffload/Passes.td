@@ -25,7 +25,10 @@ def HostOffloadCheckPass : Pass<"host-offload-check", "::mlir::ModuleOp"> {
     Option<"allowH2hCopy", "allow-h2h-copy", "bool", /*default=*/"false",
            "Under strict=true, allow a copy on host memory (mhlo.copy), as XLA "
            "does under "
-           "xla_allow_h2h_copy_when_automatic_host_compute_offload_disabled">,
+           "xla_allow_h2h_copy_when_automatic_host_compute_offload_disabled">,    Option<"xlaRelease", "xla-release", "std::string", /*default=*/"\"\"",
+           "The XLA to model where releases differ: an XLA release "
+           "such as 2026-06, or a libtpu release such as 0.0.42.1; "
+           "default: the newest (docs/semantics.md)">,
   ];
 }
 
@@ -56,6 +59,10 @@ def HostOffloadFixPass : Pass<"host-offload-fix", "::mlir::ModuleOp"> {
     Option<"entry", "entry", "std::string", /*default=*/"\"\"",
            "Name of the entry function (default: @main, else the only "
            "public function)">,
+    Option<"xlaRelease", "xla-release", "std::string", /*default=*/"\"\"",
+           "The XLA to model where releases differ: an XLA release "
+           "such as 2026-06, or a libtpu release such as 0.0.42.1; "
+           "default: the newest (docs/semantics.md)">,
   ];
 }
 

@@ -3,8 +3,9 @@
 // XLA source: HostOffloader::HandleDynamicUpdateSlices and
 // CreateAllocateBufferForDynamicUpdateSlice (xla/hlo/transforms/
 // host_offloader.cc), GetPredecessors and IsValidDuringPureMemoryOffload
-// (xla/service/host_offload_utils.cc), as XLA:TPU's libtpu 0.0.42.1 runs
-// them (docs/semantics.md, section 11).
+// (xla/service/host_offload_utils.cc), as XLA:TPU's libtpu runs them
+// (docs/semantics.md, section 11): before XLA commit 29c0ee7460 (XLA release
+// 2026-06) the walk up stops at a copy, since then it goes on through it.
 //
 //===----------------------------------------------------------------------===//
 
@@ -64,7 +65,8 @@ public:
         rules(rules), report(report),
         argumentKinds(readMemoryKinds(entry.getArgAttrsAttr(),
                                       entry.getNumArguments(), module,
-                                      names::kArgMemorySpaces)) {}
+                                      names::kArgMemorySpaces)),
+        walksThroughCopies(options.xlaRelease >= XlaRelease::July2026) {}
 
   void run();
 
@@ -84,6 +86,10 @@ private:
   const OpRules &rules;
   HostOffloadReport &report;
   std::vector<DeclaredMemoryKind> argumentKinds;
+  /// XLA's walk up from a write goes on through a copy since commit
+  /// 29c0ee7460 ("Change broadcast+copy with AllocateBuffer for host
+  /// offload"), and stops there before.
+  bool walksThroughCopies;
   /// The HOE102 finding of each (argument, shape index), by report index.
   std::map<std::pair<unsigned, std::vector<int64_t>>, size_t> parameterFindings;
 };
@@ -134,11 +140,11 @@ static Operation *getYield(Operation *op, unsigned number) {
 
 /// XLA's walk up from a write into a buffer (the write's operand 0), breadth
 /// first, as CreateAllocateBufferForDynamicUpdateSlice takes it: through
-/// writes, tuples, loops, calls and ops that only move data, to where the
-/// buffer is made. A broadcast (XLA allocates it in host memory) ends one
-/// way; an entry argument in host memory, or an op that is none of these,
-/// ends them all without an error; an entry argument in device memory is the
-/// error.
+/// writes, tuples, loops, calls, ops that only move data and, from XLA
+/// release 2026-07, copies, to where the buffer is made. A broadcast (XLA
+/// allocates it in host memory) ends one way; an entry argument in host memory,
+/// or an op that is none of these, ends them all without an error; an entry
+/// argument in device memory is the error.
 UpTrace DynamicUpdateSliceRules::traceUp(Operation *write) {
   UpTrace trace;
   std::vector<UpStep> &steps = trace.steps;
@@ -239,13 +245,16 @@ UpTrace DynamicUpdateSliceRules::traceUp(Operation *write) {
           push(block.back().getOperand(result), path, op, current);
     } else if (rules.isCustomCall(op)) {
       // A move to host that starts an offload at anything but a write gets
-      // a copy to host in front of what it feeds (InsertCopyBetween), and
-      // a copy ends the walk up; one that feeds a write directly is removed.
-      bool movesToHost =
-          rules.classifyCustomCall(op).kind == CustomCallKind::MoveToHost;
-      if (op->getNumOperands() != 1 ||
-          (movesToHost && !isOp(user, names::kDynamicUpdateSliceOp)))
+      // a copy to host in front of what it feeds (InsertCopyBetween); one
+      // that feeds a write directly is removed.
+      bool becomesCopy =
+          rules.classifyCustomCall(op).kind == CustomCallKind::MoveToHost &&
+          !isOp(user, names::kDynamicUpdateSliceOp);
+      if (op->getNumOperands() != 1 || (becomesCopy && !walksThroughCopies))
         return trace;
+      push(op->getOperand(0), path, op, current);
+    } else if (rules.isCopy(op) && walksThroughCopies &&
+               op->getNumOperands() == 1) {
       push(op->getOperand(0), path, op, current);
     } else if (op->getNumOperands() >= 1 &&
                rules.classifyUse(op, 0).kind == UseKind::Bitcast) {

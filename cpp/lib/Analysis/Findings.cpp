@@ -80,6 +80,11 @@ void FindingBuilder::reportOutputs() {
                  user->getParentOp() == entry.getOperation();
         });
     Location loc = returnedValueLoc(node.value, terminator);
+    if (isRootSpecialCase(terminator, output) &&
+        declared.kind == names::kUnpinnedHost) {
+      reportRootCopyToUnpinnedHost(loc, declared, functionName);
+      continue;
+    }
     if (isRootSpecialCase(terminator, output)) {
       warnings.warn(FindingCode::RootMovedToHost, loc,
                     "output 0 is directly a move to host of a device tensor; "
@@ -102,6 +107,100 @@ void FindingBuilder::reportOutputs() {
                   functionName);
     report.findings.push_back(std::move(mismatch));
   }
+}
+
+/// How XLA:TPU fails to copy a lone output moved to host into unpinned host
+/// memory in `release`: its message, and what happens to the program. The
+/// first fails the compile; the others abort the process in the TPU backend
+/// (closed source), the last only on some shapes (docs/semantics.md,
+/// section 6).
+static std::pair<llvm::StringRef, llvm::StringRef>
+describeUnpinnedHostCopyFailure(XlaRelease release) {
+  switch (release) {
+  case XlaRelease::June2026:
+    return {"FAILED_PRECONDITION: Unimplemented DMA from hbm to hbm",
+            "the compile fails"};
+  case XlaRelease::July2026:
+    return {"Check failed: source->memory_space() != MemorySpace::kHost "
+            "(host vs. host)",
+            "libtpu aborts the whole process, without a Python exception"};
+  case XlaRelease::September2026:
+    break;
+  }
+  return {"Check failed: CopyArrayExplicit(data, vmem_data, shape, "
+          "dest_shape, b) is OK (INTERNAL: RET_CHECK failure ... "
+          "source->memory_space() != MemorySpace::kHost (host vs. host))",
+          "libtpu aborts the whole process, without a Python exception, on "
+          "some shapes"};
+}
+
+void FindingBuilder::reportRootCopyToUnpinnedHost(
+    Location loc, const DeclaredMemoryKind &declared,
+    llvm::StringRef functionName) {
+  // Every shape fails before XLA release 2026-09; there only some do, so the
+  // check cannot say that this one will.
+  FindingCode code = xlaRelease < XlaRelease::September2026
+                         ? FindingCode::UnpinnedHostCopyFails
+                         : FindingCode::UnpinnedHostCopyMayAbort;
+  const FindingCodeInfo &info = getFindingCodeInfo(code, strict);
+  auto [xlaMessage, outcome] = describeUnpinnedHostCopyFailure(xlaRelease);
+  Finding finding{code, info.severity, loc, ""};
+  finding.outputIndex = 0;
+  if (DictionaryAttr attrs = getAttrDict(entry.getResAttrsAttr(), 0))
+    if (auto resultInfo = llvm::dyn_cast_or_null<StringAttr>(
+            attrs.get(names::kResultInfoAttr)))
+      finding.resultInfo = resultInfo.getValue().str();
+  finding.declaredMemoryKind = declared.kind;
+  finding.declaredInModuleSpaces = declared.fromModuleSpaces;
+  bool hasInfo = !finding.resultInfo.empty();
+  appendPieces(finding.message, {info.name, ": ", xlaMessage, "; output 0",
+                                 hasInfo ? " (\"" : "", finding.resultInfo,
+                                 hasInfo ? "\")" : "", " is declared "});
+  declared.appendDescription(finding.message);
+  appendPieces(
+      finding.message,
+      {" and is directly a move to host of a device tensor: XLA turns the "
+       "move into a copy to the output's memory, which XLA:TPU cannot make "
+       "(XLA ",
+       getXlaReleaseInfo(xlaRelease).name, ", ",
+       describeLibtpuReleases(xlaRelease), "): ", outcome});
+  if (code == FindingCode::UnpinnedHostCopyMayAbort)
+    finding.message +=
+        " of such an output and compiles others (measured on libtpu 0.0.52, "
+        "per device: f32[8], f32[128] and f32[4,128] abort; f32[8,64], "
+        "f32[8,128], f32[12,128], f32[1024] and bf16[8,128] compile)";
+  std::string releases = "XLA releases: ";
+  for (const XlaReleaseInfo &release : getXlaReleases()) {
+    auto [message, what] = describeUnpinnedHostCopyFailure(release.release);
+    appendPieces(
+        releases,
+        {release.release == getXlaReleases().front().release ? "" : "; ",
+         release.name, " (", describeLibtpuReleases(release.release),
+         "): ", what, ", '", message, "'"});
+  }
+  finding.notes.push_back({loc, std::move(releases)});
+  Fix fix{Fix::Strategy::Host, "", ""};
+  if (declared.fromModuleSpaces)
+    appendPieces(fix.moduleChange, {"set memory space 5 for output 0 in ",
+                                    declared.describeSource()});
+  else
+    appendPieces(fix.moduleChange,
+                 {"set mhlo.memory_kind = \"pinned_host\" on result 0 of ",
+                  functionName});
+  appendPieces(fix.jaxChange,
+               {"out_shardings=...with_memory_kind(\"pinned_host\")",
+                hasInfo ? " for \"" : "", finding.resultInfo,
+                hasInfo ? "\"" : ""});
+  finding.notes.push_back(
+      {loc, concatenate({"fix (keep it in pinned host memory, which XLA:TPU "
+                         "copies to): ",
+                         fix.moduleChange, "; in JAX: ", fix.jaxChange})});
+  finding.fixes.push_back(std::move(fix));
+  if (info.severity == Severity::Warning) {
+    warnings.add(std::move(finding));
+    return;
+  }
+  report.findings.push_back(std::move(finding));
 }
 
 /// Writes the notes of a finding in order over those it has, each message

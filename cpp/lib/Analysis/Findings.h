@@ -38,13 +38,15 @@ public:
                  WarningList &warnings,
                  llvm::function_ref<void(const Finding &)> takeMismatch)
       : entry(entry), strict(options.strict),
-        allowH2hCopy(options.allowH2hCopy), report(report), walk(walk),
-        rules(rules), resultKinds(resultKinds), warnings(warnings),
-        takeMismatch(takeMismatch), paths(walk, report.starts) {}
+        allowH2hCopy(options.allowH2hCopy), xlaRelease(options.xlaRelease),
+        report(report), walk(walk), rules(rules), resultKinds(resultKinds),
+        warnings(warnings), takeMismatch(takeMismatch),
+        paths(walk, report.starts) {}
 
   /// Adds an E1200 error to the report (or gives it to `takeMismatch`) for
   /// each output in host memory that is not declared so, in output order, or
-  /// a HOW102 warning where XLA lets it pass.
+  /// a HOW102 warning where XLA lets it pass, or, where that output is
+  /// declared unpinned_host, what XLA:TPU does then (HOE104, HOW108).
   void reportOutputs();
 
   /// Adds one HOW101 warning (HOE101 error under `strict`) per location where
@@ -56,6 +58,11 @@ public:
 
 private:
   bool isRootSpecialCase(mlir::Operation *terminator, unsigned operand);
+  /// Reports the lone output declared unpinned_host that XLA's root special
+  /// case copies to host memory: XLA:TPU cannot make that copy.
+  void reportRootCopyToUnpinnedHost(mlir::Location loc,
+                                    const DeclaredMemoryKind &declared,
+                                    llvm::StringRef functionName);
   void explainComputedSlice(const Node &node, NoteWriter &notes) const;
   /// Makes `finding` the E1200 of `output`, whose value is node `id`,
   /// writing over what `finding` held.
@@ -72,6 +79,7 @@ private:
   mlir::func::FuncOp entry;
   bool strict;
   bool allowH2hCopy;
+  XlaRelease xlaRelease;
   HostOffloadReport &report;
   const Walk &walk;
   const OpRules &rules;

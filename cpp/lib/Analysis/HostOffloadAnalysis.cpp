@@ -134,6 +134,7 @@ analyzeHostOffload(ModuleOp module, const HostOffloadOptions &options,
     return failure();
   HostOffloadReport report;
   report.entry = *entry;
+  report.xlaRelease = options.xlaRelease;
 
   OpRules rules(module.getContext());
   std::optional<ModuleOps> ownOps;

@@ -402,6 +402,30 @@ HostoffloadFormerFindingCode hostoffloadGetFormerFindingCode(intptr_t index) {
   return {wrap(llvm::StringRef(row.former)), wrap(llvm::StringRef(row.name))};
 }
 
+intptr_t hostoffloadGetNumXlaReleases(void) {
+  return static_cast<intptr_t>(hostoffload::getXlaReleases().size());
+}
+
+HostoffloadXlaRelease hostoffloadGetXlaRelease(intptr_t index) {
+  const hostoffload::XlaReleaseInfo &info =
+      hostoffload::getXlaReleases()[index];
+  return {wrap(llvm::StringRef(info.name)),
+          wrap(llvm::StringRef(info.sources))};
+}
+
+intptr_t hostoffloadGetNumLibtpuReleases(void) {
+  return static_cast<intptr_t>(hostoffload::getLibtpuReleases().size());
+}
+
+HostoffloadLibtpuRelease hostoffloadGetLibtpuRelease(intptr_t index) {
+  const hostoffload::LibtpuRelease &libtpu =
+      hostoffload::getLibtpuReleases()[index];
+  return {
+      wrap(llvm::StringRef(libtpu.version)),
+      wrap(llvm::StringRef(libtpu.buildLine)),
+      wrap(llvm::StringRef(hostoffload::getXlaReleaseInfo(libtpu.xla).name))};
+}
+
 unsigned hostoffloadGetPathStepsAtEachEnd(void) {
   return hostoffload::kPathStepsAtEachEnd;
 }
@@ -452,9 +476,21 @@ struct Analysis {
 
 /// Analyses `module`; never changes it.
 static Analysis analyze(MlirOperation module, MlirStringRef entry, bool strict,
-                        bool verified, bool allowH2hCopy) {
+                        bool verified, bool allowH2hCopy,
+                        MlirStringRef xlaRelease) {
   Operation *op = unwrap(module);
   Analysis analysis;
+  std::optional<hostoffload::XlaRelease> release =
+      hostoffload::parseXlaRelease(unwrap(xlaRelease));
+  if (!release) {
+    analysis.errors.push_back(
+        {"unknown XLA release '" +
+             hostoffload::toValidUTF8(unwrap(xlaRelease)) + "'; use " +
+             hostoffload::describeXlaReleaseNames(),
+         op->getLoc(),
+         {}});
+    return analysis;
+  }
   auto moduleOp = llvm::dyn_cast<ModuleOp>(op);
   if (!moduleOp) {
     analysis.errors.push_back({"expected a builtin.module, got '" +
@@ -479,7 +515,7 @@ static Analysis analyze(MlirOperation module, MlirStringRef entry, bool strict,
     analysis.report = hostoffload::analyzeHostOffload(
         moduleOp,
         hostoffload::HostOffloadOptions{unwrap(entry).str(), strict,
-                                        allowH2hCopy},
+                                        allowH2hCopy, *release},
         {}, collected ? &*collected : nullptr);
   analysis.errors = std::move(collector.errors);
   return analysis;
@@ -496,6 +532,8 @@ static void writeAnalysis(Stream &json, Analysis &analysis, bool strict) {
     hostoffload::HostOffloadReport &report = *analysis.report;
     json.attribute("entry",
                    hostoffload::toValidUTF8(report.entry.getSymName()));
+    json.attribute("xla_release",
+                   hostoffload::getXlaReleaseInfo(report.xlaRelease).name);
     LocationTable locations(report);
     locations.write(json);
     json.attributeArray("starts", [&] {
@@ -532,6 +570,7 @@ MlirLogicalResult hostoffloadVerify(MlirOperation op,
 MlirLogicalResult hostoffloadAnalyzeToJson(MlirOperation module,
                                            MlirStringRef entry, bool strict,
                                            bool verified, bool allowH2hCopy,
+                                           MlirStringRef xlaRelease,
                                            MlirStringCallback callback,
                                            void *userData) {
   // The JSON included: the first allocations after the parser's would
@@ -540,7 +579,8 @@ MlirLogicalResult hostoffloadAnalyzeToJson(MlirOperation module,
   std::string text;
   bool analyzed = false;
   hostoffload::runWithOwnHeap([&] {
-    Analysis analysis = analyze(module, entry, strict, verified, allowH2hCopy);
+    Analysis analysis =
+        analyze(module, entry, strict, verified, allowH2hCopy, xlaRelease);
     analyzed = succeeded(analysis.report);
     llvm::raw_string_ostream os(text);
     // The JSON writer writes a character at a time: unbuffered, as a string's
@@ -558,13 +598,15 @@ MlirLogicalResult hostoffloadAnalyzeToJson(MlirOperation module,
 MlirLogicalResult hostoffloadAnalyzeToValues(MlirOperation module,
                                              MlirStringRef entry, bool strict,
                                              bool verified, bool allowH2hCopy,
+                                             MlirStringRef xlaRelease,
                                              const HostoffloadValueSink *sink,
                                              void *userData) {
   // The sink is called here, on the caller's thread (a Python sink needs the
   // thread that holds the interpreter), once the analysis is done on its own.
   Analysis analysis;
   hostoffload::runWithOwnHeap([&] {
-    analysis = analyze(module, entry, strict, verified, allowH2hCopy);
+    analysis =
+        analyze(module, entry, strict, verified, allowH2hCopy, xlaRelease);
   });
   if (sink) {
     ValueSinkStream stream(*sink, userData);
