@@ -40,7 +40,7 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         default=None,
         metavar="PLATFORM",
         help="with --hostoffload, the lowering checked when JAX compiles for CPU: tpu "
-        "(default, or $HOSTOFFLOAD_PLATFORM) or cuda",
+        "(default, or the [tool.hostoffload] table's, or $HOSTOFFLOAD_PLATFORM) or cuda",
     )
     group.addoption(
         "--hostoffload-strict",

@@ -178,6 +178,13 @@ def test_bad_action() -> None:
         hostoffload.watch("explode")  # type: ignore[arg-type]
 
 
+def run_python(code: str, environment: dict[str, str]) -> subprocess.CompletedProcess[str]:
+    """``python -c code`` in ``environment``, its output as text."""
+    return subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, timeout=120, env=environment
+    )
+
+
 SCRIPT = """\
 import jax
 import jax.numpy as jnp
@@ -205,13 +212,7 @@ except hostoffload.MismatchError as error:
     ],
 )
 def test_environment_variable_watches_the_whole_script(value: str, expected: str) -> None:
-    result = subprocess.run(
-        [sys.executable, "-c", SCRIPT],
-        capture_output=True,
-        text=True,
-        timeout=120,
-        env={**os.environ, "HOSTOFFLOAD_WATCH": value},
-    )
+    result = run_python(SCRIPT, {**os.environ, "HOSTOFFLOAD_WATCH": value})
     assert result.returncode == 0, result.stderr
     assert result.stdout.strip() == expected
     assert ("MismatchWarning" in result.stderr) == (value == "warn")
@@ -220,13 +221,7 @@ def test_environment_variable_watches_the_whole_script(value: str, expected: str
 def test_environment_variable_before_jax_is_imported() -> None:
     # hostoffload first: the hook goes in when JAX is imported, not before.
     script = "import sys\nimport hostoffload\nassert 'jax' not in sys.modules\n" + SCRIPT
-    result = subprocess.run(
-        [sys.executable, "-c", script],
-        capture_output=True,
-        text=True,
-        timeout=120,
-        env={**os.environ, "HOSTOFFLOAD_WATCH": "error"},
-    )
+    result = run_python(script, {**os.environ, "HOSTOFFLOAD_WATCH": "error"})
     assert result.returncode == 0, result.stderr
     assert result.stdout.strip() == "stopped: ['E1200']"
 
@@ -247,13 +242,7 @@ print("compiled")
 
 def test_environment_variable_watches_a_script_that_never_imports_hostoffload() -> None:
     # The start-up hook installed with the package (hostoffload-watch.pth) starts the watch.
-    watched = subprocess.run(
-        [sys.executable, "-c", UNWATCHED_SCRIPT],
-        capture_output=True,
-        text=True,
-        timeout=120,
-        env={**os.environ, "HOSTOFFLOAD_WATCH": "error"},
-    )
+    watched = run_python(UNWATCHED_SCRIPT, {**os.environ, "HOSTOFFLOAD_WATCH": "error"})
     assert watched.returncode == 1
     assert "hostoffload.compile_hook.MismatchError" in watched.stderr
     assert "@main (TPU lowering): 1 error" in watched.stderr
@@ -264,17 +253,9 @@ def test_without_the_environment_variable_nothing_is_imported_at_start_up() -> N
     code = "import sys; print(sorted(m for m in sys.modules if m.split('.')[0] in NAMES))"
     code = code.replace("NAMES", "('hostoffload', 'jax')")
     environment = {key: value for key, value in os.environ.items() if key != "HOSTOFFLOAD_WATCH"}
-    result = subprocess.run(
-        [sys.executable, "-c", code], capture_output=True, text=True, timeout=60, env=environment
-    )
+    result = run_python(code, environment)
     assert result.stdout.strip() == "[]"
-    watched = subprocess.run(
-        [sys.executable, "-c", code],
-        capture_output=True,
-        text=True,
-        timeout=60,
-        env={**environment, "HOSTOFFLOAD_WATCH": "error"},
-    )
+    watched = run_python(code, {**environment, "HOSTOFFLOAD_WATCH": "error"})
     # Watching imports hostoffload's hook, and JAX only when the script does.
     assert "'hostoffload.compile_hook'" in watched.stdout
     assert "jax" not in watched.stdout
@@ -284,25 +265,15 @@ def test_environment_platform_is_checked() -> None:
     code = SCRIPT.replace(
         'print("stopped:", [f.code for f in error.report.errors])', "print(error.report.platform)"
     )
-    result = subprocess.run(
-        [sys.executable, "-c", code],
-        capture_output=True,
-        text=True,
-        timeout=120,
-        env={**os.environ, "HOSTOFFLOAD_WATCH": "error", "HOSTOFFLOAD_PLATFORM": "cuda"},
+    result = run_python(
+        code, {**os.environ, "HOSTOFFLOAD_WATCH": "error", "HOSTOFFLOAD_PLATFORM": "cuda"}
     )
     assert result.returncode == 0, result.stderr
     assert result.stdout.strip() == "cuda"
 
 
 def test_unknown_environment_value_warns_and_does_not_watch() -> None:
-    result = subprocess.run(
-        [sys.executable, "-c", SCRIPT],
-        capture_output=True,
-        text=True,
-        timeout=120,
-        env={**os.environ, "HOSTOFFLOAD_WATCH": "loud"},
-    )
+    result = run_python(SCRIPT, {**os.environ, "HOSTOFFLOAD_WATCH": "loud"})
     assert result.stdout.strip() == "compiled"
     assert "HOSTOFFLOAD_WATCH='loud' is not one of 1, error, warn (or 0): not watching" in (
         result.stderr
