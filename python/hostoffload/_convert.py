@@ -26,7 +26,7 @@ from collections.abc import Iterator
 from contextlib import AbstractContextManager, contextmanager
 from typing import Any
 
-from hostoffload import _hlo
+from hostoffload import _async_calls, _hlo
 from hostoffload._errors import mlir_diagnostics
 from hostoffload._forms import JAXLIB_RELEASES, NEEDS_JAX, Form
 from hostoffload._print import generic_text, output_file, print_generic_into
@@ -248,15 +248,34 @@ def _hlo_module(data: bytes, name: str | None, file_name: str) -> Iterator[Any]:
         try:
             module = jax_ir.Module.parse(bytecode)
         except jax_ir.MLIRError as error:
-            # XLA's parser does not verify the module; StableHLO's verifier does.
-            first, *rest = mlir_diagnostics(error, name)
-            invalid = Diagnostic(f"invalid HLO: {first.message}", first.location, first.notes)
-            raise InputError(invalid, *rest, source=name) from None
+            module = _module_with_flat_host_calls(xla_hlo, hlo_module)
+            if module is None:
+                # XLA's parser does not verify the module; StableHLO's verifier does.
+                first, *rest = mlir_diagnostics(error, name)
+                invalid = Diagnostic(f"invalid HLO: {first.message}", first.location, first.notes)
+                raise InputError(invalid, *rest, source=name) from None
         spaces = _hlo.memory_spaces(program_shape)
         if spaces is not None:
             _add_memory_spaces(module, *spaces)
         _add_entry_names(module, _hlo.entry_names(text), _hlo.leaf_counts(program_shape))
         yield module.operation
+
+
+def _module_with_flat_host_calls(xla_hlo: Any, hlo_module: Any) -> Any:
+    """The module jaxlib's importer could not verify, read through jaxlib's generic HLO to
+    MLIR path with its host calls' tuple results split (``_async_calls``); None where that
+    does not make a valid module either."""
+    from jaxlib import _jax
+    from jaxlib.mlir import ir as jax_ir
+
+    computation = xla_hlo.XlaComputation(hlo_module.as_serialized_hlo_module_proto())
+    text = _async_calls.with_flat_async_done(_jax.mlir.xla_computation_to_mlir_module(computation))
+    if text is None:
+        return None
+    try:
+        return jax_ir.Module.parse(text)
+    except jax_ir.MLIRError:
+        return None
 
 
 def _decode_hlo(data: bytes, name: str | None) -> str:

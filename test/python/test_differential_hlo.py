@@ -49,16 +49,6 @@ UNNAMED: dict[str, str] = {
 }
 
 
-# Modules jaxlib 0.10.2's HLO importer cannot convert: a host call with a tuple result becomes
-# an mhlo.async_done whose tuple type fails its own verifier. Strict xfails until it can.
-TUPLE_HOST_CALL = (
-    "jaxlib's importer makes an invalid mhlo.async_done of a host call with a tuple result"
-)
-UNCONVERTIBLE: dict[str, str] = {
-    "compute_on_host_arg_then_device.host_offloader": TUPLE_HOST_CALL,
-}
-
-
 def path_of(name: str) -> Path:
     return HLO_DIR / f"{name}.hlo.txt"
 
@@ -70,11 +60,6 @@ def check(name: str) -> Report:
     path = path_of(name)
     generic = _convert.to_generic(path.read_bytes(), _forms.Form.HLO, path.name, str(path))
     return hostoffload.check(generic.decode(), xla_release=RECORDED_XLA_RELEASE)
-
-
-def params(names: list[str]) -> list[Any]:
-    marks = {n: [pytest.mark.xfail(strict=True, reason=UNCONVERTIBLE[n])] for n in UNCONVERTIBLE}
-    return [pytest.param(n, marks=marks.get(n, []), id=n) for n in names]
 
 
 def test_recorded_data_is_complete() -> None:
@@ -91,7 +76,7 @@ def test_recorded_data_is_complete() -> None:
         outputs = entry["xla"]["e1200_outputs"]
         assert (entry["xla"]["status"] == "e1200") == bool(outputs), name
         assert (entry["xla"]["xla_name"] is not None) == bool(outputs), name
-    assert sorted((set(UNNAMED) | set(UNCONVERTIBLE)) - set(MODULES)) == []
+    assert sorted(set(UNNAMED) - set(MODULES)) == []
 
 
 def test_the_catalogue_has_host_calls_of_both_outcomes() -> None:
@@ -104,7 +89,7 @@ def test_the_catalogue_has_host_calls_of_both_outcomes() -> None:
     assert "compute_on_device_host_to_host" in programs
 
 
-@pytest.mark.parametrize("name", params(sorted(MODULES)))
+@pytest.mark.parametrize("name", sorted(MODULES))
 def test_checker_agrees_with_xla(name: str) -> None:
     xla = MODULES[name]["xla"]
     report = check(name)
@@ -117,7 +102,7 @@ def test_checker_agrees_with_xla(name: str) -> None:
         assert names == {xla["xla_name"]}, xla["message"]
 
 
-@pytest.mark.parametrize("name", params([n for n in sorted(MODULES) if n not in UNNAMED]))
+@pytest.mark.parametrize("name", [n for n in sorted(MODULES) if n not in UNNAMED])
 def test_the_start_of_the_report_has_the_xla_name(name: str) -> None:
     """The JSON's start carries the name the message shows."""
     expected = MODULES[name]["xla"]["xla_name"]
