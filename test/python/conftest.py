@@ -30,6 +30,13 @@ MODULES: dict[str, dict[str, Any]] = VERDICTS["modules"]
 # The XLA release of the libtpu that recorded the verdicts, known by its build line: the
 # checker must agree with the release it models.
 RECORDED_XLA_RELEASE = xla_release_of_platform_version(VERDICTS["generated"]["platform_version"])
+# Every recording of the suite by its file name, one per libtpu release: verdicts.json
+# (0.0.42.1, which recorded the modules) and verdicts-libtpu-<version>.json, which compiled the
+# same modules with another release.
+RECORDINGS: dict[str, dict[str, Any]] = {
+    path.name: json.loads(path.read_text())
+    for path in sorted(DIFFERENTIAL_DIR.glob("verdicts*.json"))
+}
 # How a report's summary line names the XLA it models by default.
 MODELLED_ON_NEWEST = f"(modelled on {xla_releases()[newest_xla_release()].describe()})"
 # XLA:TPU's message on a lone unpinned_host output that its root special case copies to host

@@ -7,15 +7,20 @@ module it rejects the harness re-declares candidate outputs ``pinned_host`` and 
 until it knows the whole set. Mutants flip the declared memory kinds of the outputs of the
 programs XLA accepts (in the module, and through ``out_shardings``). When the installed build
 has ``host-offload-fix``, the modules it produces with both strategies are compiled too.
+Our checker models the XLA release of the installed libtpu, known by its build line.
 
-Needs a venv with ``jax==0.10.2 jaxlib==0.10.2 libtpu==0.0.42.1`` (``pip install
-'.[oracle]'``) and an ``offload-opt``. From the repository root::
+Needs a venv with ``jax==0.10.2 jaxlib==0.10.2`` and a libtpu release from 0.0.42.1 to 0.0.52
+(``pip install '.[oracle]'``) and an ``offload-opt``. From the repository root::
 
     ../oracle-venv/bin/python -m tools.differential.run --out test/differential
 
 writes ``test/differential/<module>.mlir`` (generic form) and ``verdicts.json``, which
-``test/python/test_differential.py`` checks without libtpu. Every libtpu job runs in its own
-process, one at a time, under ``--memory-gb`` of address space and ``--timeout`` seconds.
+``test/python/test_differential.py`` checks without libtpu. ``--recompile --verdicts
+verdicts-libtpu-0.0.52.json`` compiles the modules recorded there with another libtpu
+release instead, into a verdicts file of its own. Every libtpu job runs in its own process,
+one at a time, under ``--memory-gb`` of address space and ``--timeout`` seconds; with
+``--serve`` one process compiles module after module, and a module that ends it is compiled
+again in a process of its own: an abort there is recorded as a crash, never as a verdict.
 """
 
 from __future__ import annotations
@@ -24,6 +29,7 @@ import argparse
 import contextlib
 import datetime
 import fcntl
+import hashlib
 import json
 import os
 import re
@@ -39,6 +45,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from hostoffload.releases import xla_release_named, xla_release_of_platform_version
 from tools.differential import mlir_text
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
@@ -69,6 +76,8 @@ class Settings:
     staging: Path
     log: bool = True
     serve: bool = False
+    # The XLA release our checker models: that of the libtpu compiling (set once known).
+    xla_release: str = ""
 
 
 @dataclass
@@ -290,12 +299,22 @@ SERVER = CompileServer()
 def xla_compile(settings: Settings, label: str, text: str, target: Target) -> dict[str, Any]:
     path = settings.staging / "compile-input.mlir"
     path.write_text(text)
-    if settings.serve:
-        return SERVER.compile(settings, label, path, target)
     devices = ("--devices", str(target.devices))
-    return worker(
+    if settings.serve:
+        served = SERVER.compile(settings, label, path, target)
+        if served["status"] not in ("crash", "timeout"):
+            return served
+        # What ended the shared process may be left over from an earlier module: this one's
+        # verdict is that of a process of its own.
+        say(settings, f"  {label}: {served['status']} in the shared worker; compiling it alone")
+    else:
+        served = None
+    result = worker(
         settings, label, "compile", "--module", str(path), *devices, topology=target.topology
     )
+    if served is not None:
+        result["shared_worker"] = served["status"]
+    return result
 
 
 # --- our checker -------------------------------------------------------------------------------
@@ -317,7 +336,11 @@ def check(settings: Settings, text: str) -> dict[str, Any]:
     path = settings.staging / "check-input.mlir"
     path.write_text(text)
     result = run_tool(
-        [settings.offload_opt, str(path), "--host-offload-check"],
+        [
+            settings.offload_opt,
+            str(path),
+            f"--host-offload-check=xla-release={settings.xla_release}",
+        ],
         timeout=300,
         cwd=REPO_ROOT,
     )
@@ -345,7 +368,8 @@ def fixed(settings: Settings, text: str, strategy: str) -> tuple[str | None, str
         [
             settings.offload_opt,
             str(path),
-            f"--pass-pipeline=builtin.module(host-offload-fix{{strategy={strategy}}})",
+            "--pass-pipeline=builtin.module(host-offload-fix{"
+            f"strategy={strategy} xla-release={settings.xla_release}}})",
             "--mlir-print-op-generic",
             "--mlir-print-debuginfo",
         ],
@@ -478,7 +502,9 @@ def run(settings: Settings, only: str | None, with_fix: bool, with_jit: bool) ->
     lowered = worker(settings, "lower", *args)
     if "modules" not in lowered:
         raise SystemExit(f"lowering failed: {lowered.get('message')}")
-    say(settings, f"lowered {len(lowered['modules'])} modules")
+    settings.xla_release = settings.xla_release or modelled_release(lowered["versions"])
+    count = len(lowered["modules"])
+    say(settings, f"lowered {count} modules; checking as XLA {settings.xla_release}")
     modules: dict[str, dict[str, Any]] = {}
     texts: dict[str, str] = {}
     lowering_errors = {}
@@ -569,6 +595,50 @@ def run(settings: Settings, only: str | None, with_fix: bool, with_jit: bool) ->
     }
 
 
+def modelled_release(versions: dict[str, str]) -> str:
+    """The XLA release of the libtpu whose ``versions`` a worker reported."""
+    try:
+        return xla_release_of_platform_version(versions["platform_version"])
+    except ValueError as error:
+        raise SystemExit(
+            f"{error}: add it to cpp/include/hostoffload/XlaReleases.def, or pass --xla-release"
+        ) from None
+
+
+RECORDED_KEYS = ("xla", "xla_jit", "checker", "agrees", "fix_failures", "module_sha256")
+
+
+def recompile(settings: Settings, out: Path, only: str | None) -> dict[str, Any]:
+    """XLA's verdicts, with the installed libtpu, on the modules recorded in ``out`` (those of
+    ``verdicts.json``, as they are on disk): no lowering, no new mutants or fixes."""
+    versions = worker(settings, "versions", "versions").get("versions")
+    if versions is None:
+        raise SystemExit("the worker could not start libtpu")
+    settings.xla_release = settings.xla_release or modelled_release(versions)
+    recorded = json.loads((out / "verdicts.json").read_text())["modules"]
+    pattern = re.compile(only) if only else None
+    modules: dict[str, dict[str, Any]] = {}
+    texts: dict[str, str] = {}
+    for name, entry in recorded.items():
+        if pattern and not pattern.search(entry["program"]):
+            continue
+        texts[name] = (out / f"{name}.mlir").read_text()
+        modules[name] = {k: v for k, v in entry.items() if k not in RECORDED_KEYS}
+        modules[name]["module_sha256"] = hashlib.sha256(texts[name].encode()).hexdigest()
+    say(settings, f"{len(modules)} recorded modules; checking as XLA {settings.xla_release}")
+    for name, entry in modules.items():
+        verdict_of(settings, name, texts[name], entry)
+    version = run_tool([settings.offload_opt, "--version"], timeout=60).stdout.split("\n")[0]
+    return {
+        "versions": versions,
+        "checker": version.strip(),
+        "modules": modules,
+        "texts": texts,
+        "lowering_errors": {},
+        "fix": "not run: the recorded fixes were compiled (--recompile)",
+    }
+
+
 # --- output ------------------------------------------------------------------------------------
 
 
@@ -610,27 +680,34 @@ def summary(modules: dict[str, dict[str, Any]]) -> dict[str, Any]:
     }
 
 
-def write(out: Path, result: dict[str, Any], only: str | None) -> dict[str, Any]:
+def write(
+    out: Path, result: dict[str, Any], only: str | None, verdicts: str, command: str
+) -> dict[str, Any]:
+    """Write ``verdicts`` in ``out``; the module texts too, unless they were recompiled as
+    they are there."""
     out.mkdir(parents=True, exist_ok=True)
-    verdicts_path = out / "verdicts.json"
+    verdicts_path = out / verdicts
+    recompiled = "module_sha256" in next(iter(result["modules"].values()), {})
     modules: dict[str, dict[str, Any]] = {}
     if only and verdicts_path.exists():
         # A partial run replaces the modules of the programs it regenerated.
         regenerated = {e["program"] for e in result["modules"].values()}
         kept = json.loads(verdicts_path.read_text())["modules"]
         modules = {n: e for n, e in kept.items() if e["program"] not in regenerated}
-    for stale in out.glob("*.mlir"):
-        if stale.stem not in modules:
-            stale.unlink()
-    for name, entry in result["modules"].items():
-        (out / f"{name}.mlir").write_text(result["texts"][name])
-        modules[name] = entry
+    if not recompiled:
+        for stale in out.glob("*.mlir"):
+            if stale.stem not in modules and stale.stem not in result["modules"]:
+                stale.unlink()
+        for name in result["modules"]:
+            (out / f"{name}.mlir").write_text(result["texts"][name])
+    modules.update(result["modules"])
     document = {
         "generated": {
             **result["versions"],
             "date": datetime.date.today().isoformat(),
-            "command": "python -m tools.differential.run --out " + os.path.relpath(out, REPO_ROOT),
+            "command": command,
             "checker": result["checker"],
+            "xla_release_modelled": result["xla_release"],
             "host_offload_fix": result["fix"],
         },
         "summary": summary(modules),
@@ -721,7 +798,29 @@ def main() -> None:
     parser.add_argument(
         "--checker-note", default="", help="recorded with the checker's version, e.g. a commit"
     )
+    parser.add_argument(
+        "--verdicts",
+        default="verdicts.json",
+        help="the name of the verdicts file in --out (one per libtpu release)",
+    )
+    parser.add_argument(
+        "--recompile",
+        action="store_true",
+        help="compile the modules recorded in --out (its verdicts.json) instead of lowering",
+    )
+    parser.add_argument(
+        "--xla-release",
+        help="the XLA release our checker models (default: that of the libtpu's build line)",
+    )
     args = parser.parse_args()
+    if args.recompile and args.verdicts == "verdicts.json":
+        parser.error("--recompile writes another verdicts file: give --verdicts")
+    if args.recompile and not (args.out / "verdicts.json").is_file():
+        parser.error(f"--recompile: no recorded suite in {args.out} (no verdicts.json)")
+    try:
+        xla_release = xla_release_named(args.xla_release) if args.xla_release else ""
+    except ValueError as error:
+        parser.error(str(error))
     with harness_lock(), tempfile.TemporaryDirectory(prefix="hostoffload-diff-") as staging:
         settings = Settings(
             offload_opt=find_offload_opt(args.offload_opt),
@@ -732,15 +831,24 @@ def main() -> None:
             staging=Path(staging),
             log=not args.quiet,
             serve=args.serve,
+            xla_release=xla_release,
         )
         started = time.monotonic()
         try:
-            result = run(settings, args.only, not args.no_fix, not args.no_jit)
+            if args.recompile:
+                result = recompile(settings, args.out.resolve(), args.only)
+            else:
+                result = run(settings, args.only, not args.no_fix, not args.no_jit)
         finally:
             SERVER.stop()
+        result["xla_release"] = settings.xla_release
         if args.checker_note:
             result["checker"] += f" ({args.checker_note})"
-        document = write(args.out.resolve(), result, args.only)
+        given = [a for a in sys.argv[1:] if not a.startswith("--offload-opt")]
+        if args.offload_opt and args.offload_opt in given:  # where this machine keeps it
+            given.remove(args.offload_opt)
+        command = "python -m tools.differential.run " + " ".join(given)
+        document = write(args.out.resolve(), result, args.only, args.verdicts, command)
         report(document)
         print(f"wall time {time.monotonic() - started:.0f} s; wrote {args.out}")
 

@@ -9,6 +9,7 @@ is written as JSON to ``--result``.
     python -m tools.differential.worker compile --module FILE.mlir [--devices N] --result FILE
     python -m tools.differential.worker jit --program NAME [--only REGEX] --result FILE
     python -m tools.differential.worker serve --result FILE   (compile requests on stdin)
+    python -m tools.differential.worker versions --result FILE
 """
 
 from __future__ import annotations
@@ -270,6 +271,11 @@ def compile_module(devices: list[Any], module_path: Path) -> dict[str, Any]:
     }
 
 
+def do_versions(args: argparse.Namespace) -> dict[str, Any]:
+    """jax's, jaxlib's and libtpu's versions and libtpu's build line."""
+    return {"versions": versions(tpu_device(args.topology), args.topology)}
+
+
 def do_jit(args: argparse.Namespace) -> dict[str, Any]:
     """Compile a catalogue program through ``jax.jit(...).lower().compile()``."""
     device = tpu_device(args.topology)
@@ -286,7 +292,7 @@ def do_jit(args: argparse.Namespace) -> dict[str, Any]:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
-    parser.add_argument("job", choices=["lower", "compile", "jit", "serve"])
+    parser.add_argument("job", choices=["lower", "compile", "jit", "serve", "versions"])
     parser.add_argument("--result", required=True)
     parser.add_argument("--memory-gb", type=float, default=8.0)
     parser.add_argument("--topology", default=TOPOLOGY)
@@ -297,7 +303,13 @@ def main() -> None:
     parser.add_argument("--program")
     args = parser.parse_args()
     limit_memory(args.memory_gb)
-    jobs = {"lower": do_lower, "compile": do_compile, "jit": do_jit, "serve": do_serve}
+    jobs = {
+        "lower": do_lower,
+        "compile": do_compile,
+        "jit": do_jit,
+        "serve": do_serve,
+        "versions": do_versions,
+    }
     result = jobs[args.job](args)
     Path(args.result).write_text(json.dumps(result, indent=1))
 
