@@ -66,15 +66,16 @@ def test_the_same_module_outside_its_dump_says_nothing_of_cpu(
 
 
 def test_a_dump_of_another_platform_is_named_without_a_warning(
-    cpu_dump: Path, tmp_path: Path
+    cpu_dump_file: Path, tmp_path: Path
 ) -> None:
-    other = tmp_path / "dump"
-    shutil.copytree(cpu_dump, other)
-    (topology,) = other.glob("*/topology.textproto")
-    text = topology.read_text()
-    assert 'platform_name: "cpu"' in text
-    topology.write_text(text.replace('platform_name: "cpu"', 'platform_name: "tpu"'))
-    (found,) = find_dump_files(other)
+    # The module beside the input folder jaxlib 0.10 writes, with a TPU's topology in it
+    # (jaxlib before 0.10 writes a binary topology.pb in another folder: test below).
+    module = tmp_path / cpu_dump_file.name
+    shutil.copy(cpu_dump_file, module)
+    folder = tmp_path / module.name.removesuffix(".before_optimizations.txt")
+    folder.mkdir()
+    (folder / "topology.textproto").write_text('platform_name: "tpu"\n')
+    (found,) = find_dump_files(tmp_path)
     report = check(found)
     assert (report.platform, report.lowering_warning) == ("tpu", None)
 
