@@ -339,7 +339,7 @@ def _fix(args: argparse.Namespace) -> int:
 
 
 def _run(args: argparse.Namespace) -> int:
-    from hostoffload.compile_hook import watch
+    from hostoffload.compile_hook import MismatchError, watch
 
     script = Path(args.script)
     if not script.is_file():
@@ -369,7 +369,11 @@ def _run(args: argparse.Namespace) -> int:
             # The script's own error (a MismatchError among them), as `python SCRIPT` shows it:
             # by sys.excepthook, from the script's frames on (the hook shows the traceback the
             # exception holds), and exit status 1.
-            error.with_traceback(_without_own_frames(error.__traceback__))
+            trace = _without_own_frames(error.__traceback__)
+            if isinstance(error, MismatchError):
+                # It points at the script's call that made JAX compile, not into JAX or the hook.
+                trace = _to_last_call_of_the_script(trace)
+            error.with_traceback(trace)
             sys.excepthook(type(error), error, error.__traceback__)
             return 1
     return EXIT_CLEAN
@@ -384,6 +388,21 @@ def _without_own_frames(trace: TracebackType | None) -> TracebackType | None:
     raised before the script ran (a SyntaxError in it), which then shows no frames."""
     while trace is not None and trace.tb_frame.f_globals.get("__name__") in _OWN_MODULES:
         trace = trace.tb_next
+    return trace
+
+
+def _to_last_call_of_the_script(trace: TracebackType | None) -> TracebackType | None:
+    """``trace`` up to its last frame outside JAX and hostoffload, where there is one."""
+    from hostoffload.compile_hook import is_library_code
+
+    last = None
+    frame = trace
+    while frame is not None:
+        if not is_library_code(frame.tb_frame.f_code.co_filename):
+            last = frame
+        frame = frame.tb_next
+    if last is not None:
+        last.tb_next = None
     return trace
 
 

@@ -389,17 +389,22 @@ def _warn_unchecked(name: str, why: str) -> None:
     warnings.warn(f"hostoffload could not check {name}: {why}", stacklevel=_caller_stacklevel())
 
 
-def _caller_stacklevel() -> int:
-    """The ``stacklevel`` of the innermost frame outside JAX and hostoffload: the line of the
-    user's program that made JAX compile, for the warning to point at."""
+def is_library_code(file_name: str) -> bool:
+    """Whether ``file_name`` is a source file of JAX or of hostoffload, not the user's."""
     libraries = tuple(
         f"{Path(module.__file__).parent}{os.sep}"
         for module in (sys.modules.get("jax"), sys.modules[__package__ or "hostoffload"])
         if module is not None and module.__file__ is not None
     )
+    return file_name.startswith(libraries)
+
+
+def _caller_stacklevel() -> int:
+    """The ``stacklevel`` of the innermost frame outside JAX and hostoffload: the line of the
+    user's program that made JAX compile, for the warning to point at."""
     frame = sys._getframe(1)
     level = 1
-    while frame is not None and frame.f_code.co_filename.startswith(libraries):
+    while frame is not None and is_library_code(frame.f_code.co_filename):
         frame = frame.f_back
         level += 1
     return level

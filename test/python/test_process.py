@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import fcntl
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -170,3 +171,39 @@ def test_run_shows_the_scripts_traceback_as_python_does(text: str, tmp_path: Pat
     assert python.returncode == 1
     assert (run.returncode, run.stderr) == (python.returncode, python.stderr)
     assert "hostoffload" not in run.stderr and "runpy" not in run.stderr
+
+
+MISMATCH_SCRIPT = """\
+import jax
+import jax.numpy as jnp
+from jax.sharding import SingleDeviceSharding
+
+host = SingleDeviceSharding(jax.devices("cpu")[0], memory_kind="pinned_host")
+state = jax.ShapeDtypeStruct((4,), jnp.float32, sharding=host)
+
+
+def compile_step():
+    return jax.jit(lambda x: x * 2).lower(state).compile()  # the call
+
+
+compile_step()
+"""
+
+
+def test_run_points_a_mismatch_at_the_scripts_call(tmp_path: Path) -> None:
+    script = tmp_path / "train.py"
+    script.write_text(MISMATCH_SCRIPT)
+    run = subprocess.run(
+        ["hostoffload", "run", script.name],
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+        timeout=120,
+    )
+    assert run.returncode == 1
+    traceback, _, message = run.stderr.partition("hostoffload.compile_hook.MismatchError: ")
+    # The script's frames only, ending at the line that compiles; then the report.
+    files = re.findall(r'^  File "([^"]+)", line (\d+)', traceback, flags=re.MULTILINE)
+    assert files == [(str(script), "13"), (str(script), "10")]
+    assert "# the call" in traceback.rstrip().splitlines()[-2]  # then Python's ^^^ line
+    assert "E1200" in message
