@@ -43,11 +43,53 @@ def prepare(text: str, file_name: str) -> str:
     """``text`` with every instruction named after itself, located, and elided literals
     replaced (see the module's documentation); lines that are no instruction stay as they are,
     and no line is added or removed."""
-    return "\n".join(_prepare_lines(text.split("\n"), _hlo_string(file_name)))
+    return "\n".join(_prepare_lines(_statements(text.split("\n")), _hlo_string(file_name)))
 
 
-def _prepare_lines(lines: Iterable[str], quoted_file: str) -> Iterator[str]:
-    for number, line in enumerate(lines, start=1):
+def _statements(lines: list[str]) -> Iterator[tuple[int, str]]:
+    """The line number and text of each line, an instruction written over several lines
+    (XLA's own tests break long ones after a comma) joined with its continuation lines: its
+    metadata goes after its last attribute."""
+    number = 0
+    while number < len(lines):
+        start = number
+        if _INSTRUCTION.match(lines[number]):
+            depth = _open_brackets(lines[number], 0)
+            while _continues(lines[number], depth) and number + 1 < len(lines):
+                following = lines[number + 1]
+                if not following.strip() or _INSTRUCTION.match(following):
+                    break
+                number += 1
+                depth = _open_brackets(following, depth)
+        yield start + 1, "\n".join(lines[start : number + 1])
+        number += 1
+
+
+def _continues(line: str, depth: int) -> bool:
+    return depth > 0 or line.rstrip().endswith(",")
+
+
+def _open_brackets(line: str, depth: int) -> int:
+    """``depth`` plus the brackets ``line`` opens outside string literals, less those it
+    closes."""
+    in_string = False
+    escaped = False
+    for char in line:
+        if escaped:
+            escaped = False
+        elif char == "\\":
+            escaped = True
+        elif char == '"':
+            in_string = not in_string
+        elif not in_string and char in "({[":
+            depth += 1
+        elif not in_string and char in ")}]":
+            depth -= 1
+    return depth
+
+
+def _prepare_lines(statements: Iterable[tuple[int, str]], quoted_file: str) -> Iterator[str]:
+    for number, line in statements:
         instruction = _INSTRUCTION.match(line)
         if instruction is None:
             yield line

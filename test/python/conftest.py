@@ -30,13 +30,23 @@ MODULES: dict[str, dict[str, Any]] = VERDICTS["modules"]
 # The XLA release of the libtpu that recorded the verdicts, known by its build line: the
 # checker must agree with the release it models.
 RECORDED_XLA_RELEASE = xla_release_of_platform_version(VERDICTS["generated"]["platform_version"])
-# Every recording of the suite by its file name, one per libtpu release: verdicts.json
-# (0.0.42.1, which recorded the modules) and verdicts-libtpu-<version>.json, which compiled the
-# same modules with another release.
-RECORDINGS: dict[str, dict[str, Any]] = {
-    path.name: json.loads(path.read_text())
-    for path in sorted(DIFFERENTIAL_DIR.glob("verdicts*.json"))
-}
+
+
+def recordings(directory: Path) -> dict[str, dict[str, Any]]:
+    """Every recording of a suite in ``directory`` by its file name, one per libtpu release:
+    verdicts.json (0.0.42.1, which recorded the modules) and verdicts-libtpu-<version>.json,
+    which compiled the same modules with another release."""
+    return {
+        path.name: json.loads(path.read_text()) for path in sorted(directory.glob("verdicts*.json"))
+    }
+
+
+def recorded_release(document: dict[str, Any]) -> str:
+    """The XLA release of the libtpu that made a recording, known by its build line."""
+    return xla_release_of_platform_version(document["generated"]["platform_version"])
+
+
+RECORDINGS = recordings(DIFFERENTIAL_DIR)
 # How a report's summary line names the XLA it models by default.
 MODELLED_ON_NEWEST = f"(modelled on {xla_releases()[newest_xla_release()].describe()})"
 # XLA:TPU's message on a lone unpinned_host output that its root special case copies to host

@@ -36,18 +36,19 @@ from conftest import (
     differential_module,
     e1200_outputs_in,
     generic_asm,
+    recorded_release,
     run_offload_opt,
     xla_e1200_outputs,
 )
 
 from hostoffload.mlir import ir, passmanager
 from hostoffload.mlir._mlir_libs import _hostoffload
-from hostoffload.releases import newest_xla_release, xla_release_of_platform_version, xla_releases
+from hostoffload.releases import newest_xla_release, xla_releases
 
 
 def xla_release_of(recording: str) -> str:
     """The XLA release the libtpu of ``recording`` carries, known by its build line."""
-    return xla_release_of_platform_version(RECORDINGS[recording]["generated"]["platform_version"])
+    return recorded_release(RECORDINGS[recording])
 
 
 def recorded_outputs(recording: str, name: str) -> list[int] | None:

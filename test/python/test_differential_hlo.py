@@ -3,32 +3,49 @@
 ``tools/differential/catalogue_hlo.py`` (opt-in, needs libtpu) compiled recorded programs of
 the differential suite with XLA:TPU, kept two HLO dumps of each compile (the module XLA starts
 from, and the module HostOffloader ran on) and recorded in ``test/differential/hlo/
-verdicts.json`` XLA's exact set of rejected outputs and its message. Here every dump must give
-exactly XLA's set, and the instruction our E1200 names beside its own description must be the
+verdicts.json`` XLA's exact set of rejected outputs and its message; ``verdicts-libtpu-0.0.52.json``
+holds those of libtpu 0.0.52, which compiled the same programs again (``catalogue_hlo.py
+--recompile``). Here every dump must give exactly XLA's set under the XLA release of each
+recording's libtpu, and the instruction our E1200 names beside its own description must be the
 one XLA's message names. See docs/differential.md.
 """
 
 import functools
+import hashlib
 import json
 import re
 from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import DIFFERENTIAL_DIR, e1200_outputs_in, run_offload_opt
+from conftest import (
+    DIFFERENTIAL_DIR,
+    e1200_outputs_in,
+    recorded_release,
+    recordings,
+    run_offload_opt,
+)
 
 import hostoffload
 from hostoffload import _convert, _forms
-from hostoffload.releases import xla_release_of_platform_version
 from hostoffload.report import Report
 
 pytest.importorskip("jax", reason="HLO text is converted through jaxlib")
 
 HLO_DIR = DIFFERENTIAL_DIR / "hlo"
-VERDICTS: dict[str, Any] = json.loads((HLO_DIR / "verdicts.json").read_text())
+# Each libtpu release's verdicts on the programs, by file name.
+RECORDINGS = recordings(HLO_DIR)
+VERDICTS: dict[str, Any] = RECORDINGS["verdicts.json"]
 MODULES: dict[str, dict[str, Any]] = VERDICTS["modules"]
 # The XLA release of the libtpu that recorded the verdicts, which the checker models.
-RECORDED_XLA_RELEASE = xla_release_of_platform_version(VERDICTS["generated"]["platform_version"])
+RECORDED_XLA_RELEASE = recorded_release(VERDICTS)
+# ``(recording, module)`` of every verdict: a module that aborted libtpu has none.
+COMPARED = [
+    pytest.param(recording, name, id=f"{recording}:{name}")
+    for recording, document in RECORDINGS.items()
+    for name, entry in sorted(document["modules"].items())
+    if entry["xla"]["e1200_outputs"] is not None
+]
 XLA_NAME_IN_MESSAGE = re.compile(r"\(starting from [^)]*, XLA: '([^']+)'\)")
 
 # Modules whose E1200 names no XLA instruction, with the reason: XLA names an instruction
@@ -54,12 +71,17 @@ def path_of(name: str) -> Path:
 
 
 @functools.cache
-def check(name: str) -> Report:
-    """Our report on module ``name``, converted in this process (one jaxlib import for all;
+def generic(name: str) -> str:
+    """Module ``name`` converted in this process (one jaxlib import for all;
     ``test_driver_reports_the_same`` takes the route users take)."""
     path = path_of(name)
-    generic = _convert.to_generic(path.read_bytes(), _forms.Form.HLO, path.name, str(path))
-    return hostoffload.check(generic.decode(), xla_release=RECORDED_XLA_RELEASE)
+    return _convert.to_generic(path.read_bytes(), _forms.Form.HLO, path.name, str(path)).decode()
+
+
+@functools.cache
+def check(name: str, release: str = RECORDED_XLA_RELEASE) -> Report:
+    """Our report on module ``name``, modelling XLA ``release``."""
+    return hostoffload.check(generic(name), xla_release=release)
 
 
 def test_recorded_data_is_complete() -> None:
@@ -79,6 +101,29 @@ def test_recorded_data_is_complete() -> None:
     assert sorted(set(UNNAMED) - set(MODULES)) == []
 
 
+def test_other_releases_compiled_the_recorded_programs() -> None:
+    """Each other recording compiled the programs whose dumps are on disk, as they are."""
+    for recording, document in RECORDINGS.items():
+        generated = document["generated"]
+        for key in ("jax", "jaxlib", "libtpu", "platform_version", "topology", "date"):
+            assert generated.get(key), (recording, key)
+        if recording == "verdicts.json":
+            continue
+        assert sorted(document["modules"]) == sorted(MODULES), recording
+        for name, entry in document["modules"].items():
+            text = path_of(name).read_bytes()
+            assert entry["module_sha256"] == hashlib.sha256(text).hexdigest(), (
+                f"{name} changed since {recording} compiled it: compile it again "
+                "(catalogue_hlo.py --recompile, docs/differential.md)"
+            )
+            outputs = entry["xla"]["e1200_outputs"]
+            if outputs is None:  # an abort: no verdict
+                assert entry["xla"]["status"] == "crash", (recording, name)
+                continue
+            assert (entry["xla"]["status"] == "e1200") == bool(outputs), (recording, name)
+            assert (entry["xla"]["xla_name"] is not None) == bool(outputs), (recording, name)
+
+
 def test_the_catalogue_has_host_calls_of_both_outcomes() -> None:
     """Host calls whose output XLA keeps in device memory and one it keeps in host memory."""
     with_host_calls = [
@@ -89,10 +134,11 @@ def test_the_catalogue_has_host_calls_of_both_outcomes() -> None:
     assert "compute_on_device_host_to_host" in programs
 
 
-@pytest.mark.parametrize("name", sorted(MODULES))
-def test_checker_agrees_with_xla(name: str) -> None:
-    xla = MODULES[name]["xla"]
-    report = check(name)
+@pytest.mark.parametrize(("recording", "name"), COMPARED)
+def test_checker_agrees_with_xla(recording: str, name: str) -> None:
+    """Under the XLA release of the recording's libtpu."""
+    xla = RECORDINGS[recording]["modules"][name]["xla"]
+    report = check(name, recorded_release(RECORDINGS[recording]))
     errors = [f for f in report.errors if f.code == "E1200"]
     assert sorted({f.output_index for f in errors}) == xla["e1200_outputs"], xla["message"]
     names = {found for f in errors for found in XLA_NAME_IN_MESSAGE.findall(f.message)}

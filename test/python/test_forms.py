@@ -308,6 +308,29 @@ def test_module_memory_spaces_already_there_are_kept() -> None:
     assert e1200(check(SMALL_HLO)) == [0]
 
 
+def test_an_instruction_over_several_lines_reads() -> None:
+    """XLA's own tests break long instructions after a comma: the metadata the front end adds
+    goes after the last attribute, and the instruction is located at its first line."""
+    hlo = textwrap.dedent(
+        """\
+        HloModule moved, entry_computation_layout={(f32[8]{0})->(f32[8]{0}, f32[8]{0})}
+
+        ENTRY main {
+          p = f32[8]{0} parameter(0)
+          moved = f32[8]{0} custom-call(p),
+                  custom_call_target="MoveToHost"
+          ROOT t = (f32[8]{0}, f32[8]{0}) tuple(moved, p)
+        }
+        """
+    )
+    prepared = _hlo.prepare(hlo, "x")
+    assert prepared.count("\n") == hlo.count("\n")
+    assert 'custom_call_target="MoveToHost", metadata={op_name="moved"' in prepared
+    report = check(hlo)
+    assert e1200(report) == [0]
+    assert report.errors[0].location is not None and report.errors[0].location.line == 5
+
+
 def test_elided_literals_never_expand() -> None:
     """A constant printed as {...} of 400 GB converts in bounded memory and time."""
     hlo = textwrap.dedent(

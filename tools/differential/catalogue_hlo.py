@@ -25,7 +25,9 @@ Run with libtpu (one process at a time), from the repository root::
     flock /tmp/libtpu.lock ../oracle-venv/bin/python -m tools.differential.catalogue_hlo \\
         --out test/differential/hlo
 
-which writes ``<program>.<form>.hlo.txt`` and ``verdicts.json`` there.
+which writes ``<program>.<form>.hlo.txt`` and ``verdicts.json`` there. With another libtpu,
+``--recompile --verdicts verdicts-libtpu-<version>.json`` compiles the recorded programs again,
+each in a process of its own, into a verdicts file of its own.
 ``test/python/test_differential_hlo.py`` checks the checker against them without libtpu. No
 verdict is written here: XLA is the oracle.
 """
@@ -34,9 +36,12 @@ from __future__ import annotations
 
 import argparse
 import datetime
+import hashlib
 import json
 import re
 import shutil
+import subprocess
+import sys
 import tempfile
 import time
 from collections.abc import Callable
@@ -329,6 +334,55 @@ def record(devices: list[Any], program: HloProgram, out_dir: Path) -> dict[str, 
     return entries
 
 
+def recompile(out_dir: Path, verdicts: str, only: str | None) -> None:
+    """XLA's verdicts, with the installed libtpu, on the programs recorded in ``out_dir``, into
+    the verdicts file ``verdicts``: each program is compiled as it was recorded (with its
+    dumps and probes), by a process of its own, so that a libtpu abort is a crash and no
+    verdict. Each entry keeps the ``module_sha256`` of the dump on disk, and says whether this
+    libtpu dumped the same text (``same_dump``)."""
+    recorded = json.loads((out_dir / "verdicts.json").read_text())["modules"]
+    programs = sorted({entry["program"] for entry in recorded.values()})
+    modules: dict[str, Any] = {}
+    generated: dict[str, str] = {}
+    for program in programs:
+        if only and not re.search(only, program):
+            continue
+        with tempfile.TemporaryDirectory(prefix="hostoffload-hlo-") as scratch:
+            command = [sys.executable, "-m", "tools.differential.catalogue_hlo", "--out", scratch]
+            command += ["--only", f"^{re.escape(program)}$"]
+            done = subprocess.run(
+                command, capture_output=True, text=True, timeout=600, cwd=REPO_ROOT, check=False
+            )
+            compiled = Path(scratch) / "verdicts.json"
+            result = json.loads(compiled.read_text()) if done.returncode == 0 else None
+            if result is not None:
+                generated = result["generated"]
+            for form in FORMS:
+                name = f"{program}.{form}"
+                text = (out_dir / f"{name}.hlo.txt").read_bytes()
+                entry = {k: v for k, v in recorded[name].items() if k != "xla"}
+                entry["module_sha256"] = hashlib.sha256(text).hexdigest()
+                if result is None:
+                    tail = "\n".join(done.stderr.strip().splitlines()[-5:])
+                    entry["xla"] = {
+                        "status": "crash",
+                        "e1200_outputs": None,
+                        "message": f"exit {done.returncode}: {tail}"[:4000],
+                        "xla_name": None,
+                    }
+                else:
+                    entry["xla"] = result["modules"][name]["xla"]
+                    dumped = (Path(scratch) / f"{name}.hlo.txt").read_bytes()
+                    entry["same_dump"] = dumped == text
+                modules[name] = entry
+        verdict = modules[f"{program}.before_optimizations"]["xla"]
+        print(f"{program}: {verdict['status']} {verdict['e1200_outputs']}", flush=True)
+    if not generated:
+        raise SystemExit("no program compiled: libtpu did not start")
+    document = {"generated": generated, "modules": dict(sorted(modules.items()))}
+    (out_dir / verdicts).write_text(json.dumps(document, indent=1) + "\n")
+
+
 def versions(device: Any) -> dict[str, str]:
     from tools.differential import worker
 
@@ -339,7 +393,18 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--out", type=Path, required=True)
     parser.add_argument("--only", help="regenerate the programs this regex matches")
+    parser.add_argument(
+        "--recompile",
+        action="store_true",
+        help="compile the dumps recorded in --out with the installed libtpu instead",
+    )
+    parser.add_argument("--verdicts", help="with --recompile: the verdicts file to write")
     args = parser.parse_args()
+    if args.recompile:
+        if not args.verdicts or args.verdicts == "verdicts.json":
+            parser.error("--recompile writes another verdicts file: give --verdicts")
+        recompile(args.out, args.verdicts, args.only)
+        return
 
     from jax.experimental import topologies
 
