@@ -433,15 +433,21 @@ static void onBodyDestroyed(void *context) {
   Py_AddPendingCall(releaseDestroyedContexts, nullptr);
 }
 
+#if HOSTOFFLOAD_FAST_PATHS
 // No thread holds the lock while the process is copied by a fork; the child's
 // only thread, the forking one, holds it and lets it go.
 static void lockDestroyedContexts() { destroyedMutex.lock(); }
 static void unlockDestroyedContexts() { destroyedMutex.unlock(); }
+#endif
 
 NB_MODULE(_hostoffload, m) {
   m.doc() = "The host-offload analysis of hostoffload, reporting as JSON.";
+#if HOSTOFFLOAD_FAST_PATHS
+  // Only the library's thread of background destruction adds to the list
+  // off the interpreter's thread.
   pthread_atfork(lockDestroyedContexts, unlockDestroyedContexts,
                  unlockDestroyedContexts);
+#endif
   m.def(
       "analyze",
       [](MlirOperation module, const std::string &entry, bool strict,
@@ -553,6 +559,15 @@ NB_MODULE(_hostoffload, m) {
       },
       "Returns once every destruction begun has ended and its context been "
       "released; before the interpreter finalizes, it must.");
+  m.def("fast_paths_enabled", &hostoffloadFastPathsEnabled,
+        "Whether this process takes the library's fast paths: built with "
+        "them and not turned off by HOSTOFFLOAD_PLAIN (read once, by the "
+        "library).");
+  m.def(
+      "describe_fast_paths",
+      [] { return toString(hostoffloadDescribeFastPaths()); },
+      "How the library decided on its fast paths: \"on\", \"off "
+      "(HOSTOFFLOAD_PLAIN)\" or \"off (built without)\".");
   m.def(
       "verify",
       [](MlirOperation op) {

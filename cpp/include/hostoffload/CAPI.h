@@ -92,13 +92,23 @@ MLIR_CAPI_EXPORTED intptr_t hostoffloadGetDefaultParallelBodyBytes(void);
 /// module after another; then calls `done(userData)` on that thread. The
 /// module's context must live until then, and nothing may refer to those
 /// operations any more. Destroying a module of 100k ops takes about a
-/// twentieth of its parse: this spares the caller the wait.
+/// twentieth of its parse: this spares the caller the wait. On the plain path
+/// (hostoffload/FastPaths.h), destroys them and calls `done` before it
+/// returns.
 MLIR_CAPI_EXPORTED void hostoffloadDestroyBodyInBackground(
     MlirOperation module, void (*done)(void *userData), void *userData);
 
 /// Returns once every destruction hostoffloadDestroyBodyInBackground began
 /// has ended and its `done` has returned.
 MLIR_CAPI_EXPORTED void hostoffloadWaitForBackgroundDestruction(void);
+
+/// Whether this process takes the fast paths (hostoffload/FastPaths.h): built
+/// with them and not turned off by HOSTOFFLOAD_PLAIN.
+MLIR_CAPI_EXPORTED bool hostoffloadFastPathsEnabled(void);
+
+/// How that was decided: "on", "off (HOSTOFFLOAD_PLAIN)" or
+/// "off (built without)".
+MLIR_CAPI_EXPORTED MlirStringRef hostoffloadDescribeFastPaths(void);
 
 /// Verifies `op` as MLIR's verifier does, except that a builtin.module's
 /// symbol uses are resolved in the module even inside ops of unregistered

@@ -2,6 +2,7 @@
 
 #include "hostoffload/CAPI.h"
 
+#include "hostoffload/FastPaths.h"
 #include "hostoffload/HostOffloadAnalysis.h"
 #include "hostoffload/ModuleVerifier.h"
 #include "hostoffload/ParallelParse.h"
@@ -428,6 +429,14 @@ HostoffloadLibtpuRelease hostoffloadGetLibtpuRelease(intptr_t index) {
 
 unsigned hostoffloadGetPathStepsAtEachEnd(void) {
   return hostoffload::kPathStepsAtEachEnd;
+}
+
+bool hostoffloadFastPathsEnabled(void) {
+  return hostoffload::fastPathsEnabled();
+}
+
+MlirStringRef hostoffloadDescribeFastPaths(void) {
+  return wrap(llvm::StringRef(hostoffload::describeFastPaths()));
 }
 
 intptr_t hostoffloadGetDefaultParallelBodyBytes(void) {

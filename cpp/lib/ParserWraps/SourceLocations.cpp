@@ -24,6 +24,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "hostoffload/FastPaths.h"
 #include "hostoffload/ParallelParse.h"
 
 #include "mlir/IR/BuiltinAttributes.h"
@@ -176,13 +177,17 @@ __wrap__ZN4mlir5LexerC1ERKN4llvm9SourceMgrEPNS_11MLIRContextEPNS_28AsmParserCode
     mlir::AsmParserCodeCompleteContext *codeCompleteContext) {
   __real__ZN4mlir5LexerC1ERKN4llvm9SourceMgrEPNS_11MLIRContextEPNS_28AsmParserCodeCompleteContextE(
       self, sourceMgr, context, codeCompleteContext);
-  getLexerTable().add(self, sourceMgr, context);
+  if (hostoffload::fastPathsEnabled())
+    getLexerTable().add(self, sourceMgr, context);
 }
 
 /// What the link calls instead of `mlir::Lexer::getEncodedSourceLocation`.
 extern "C" mlir::Location
 __wrap__ZN4mlir5Lexer24getEncodedSourceLocationEN4llvm5SMLocE(void *self,
                                                               llvm::SMLoc loc) {
+  if (!hostoffload::fastPathsEnabled())
+    return __real__ZN4mlir5Lexer24getEncodedSourceLocationEN4llvm5SMLocE(self,
+                                                                         loc);
   if (mlir::LocationAttr placeholder = hostoffload::lexerPositionPlaceholder())
     return placeholder;
   if (std::optional<mlir::Location> located =
