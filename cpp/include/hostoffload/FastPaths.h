@@ -18,7 +18,7 @@
 #define HOSTOFFLOAD_FASTPATHS_H
 
 #ifndef HOSTOFFLOAD_FAST_PATHS
-#error "HOSTOFFLOAD_FAST_PATHS is defined by CMake (option HOSTOFFLOAD_FAST_PATHS)"
+#error "CMake defines HOSTOFFLOAD_FAST_PATHS (its option of that name)"
 #endif
 
 namespace hostoffload {

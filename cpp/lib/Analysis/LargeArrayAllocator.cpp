@@ -315,7 +315,7 @@ void runWithOwnHeap(llvm::function_ref<void()> work) {
 void runWithOwnHeap(llvm::function_ref<void()> work) { work(); }
 #endif
 
-#if HOSTOFFLOAD_FAST_PATHS && defined(__GLIBC__) && defined(__linux__) &&     \
+#if HOSTOFFLOAD_FAST_PATHS && defined(__GLIBC__) && defined(__linux__) &&      \
     defined(MADV_HUGEPAGE)
 /// Makes an array ready after those ready already; returns its start, or
 /// null where it cannot.

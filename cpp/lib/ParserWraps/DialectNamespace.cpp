@@ -29,8 +29,8 @@ bool isNamespaceChar(char c) {
 } // namespace
 
 /// MLIR's `mlir::Dialect::isValidNamespace`, which the plain path calls.
-extern "C" bool
-__real__ZN4mlir7Dialect16isValidNamespaceEN4llvm9StringRefE(llvm::StringRef);
+extern "C" bool __real__ZN4mlir7Dialect16isValidNamespaceEN4llvm9StringRefE(
+    llvm::StringRef);
 
 /// What the link calls instead of `mlir::Dialect::isValidNamespace`.
 extern "C" bool __wrap__ZN4mlir7Dialect16isValidNamespaceEN4llvm9StringRefE(

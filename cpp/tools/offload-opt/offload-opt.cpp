@@ -171,12 +171,12 @@ static mlir::LogicalResult runDriver(llvm::StringRef inputFilename,
 
 int main(int argc, char **argv) {
 #if defined(__GLIBC__)
-  // A fast path (hostoffload/FastPaths.h). Once it has parsed a function, MLIR's parser frees the small chunks that
-  // held the names of its values. glibc keeps such chunks in its fast bins,
-  // unmerged, until an allocation of 1 KiB or more merges them all at once:
-  // 0.45 s after the parse of a function of a million ops, a tenth of the
-  // run (docs/performance.md). Without fast bins each chunk is merged as it
-  // is freed, while it is still in the caches.
+  // A fast path (hostoffload/FastPaths.h). Once it has parsed a function,
+  // MLIR's parser frees the small chunks that held the names of its values.
+  // glibc keeps such chunks in its fast bins, unmerged, until an allocation
+  // of 1 KiB or more merges them all at once (docs/performance.md). Without
+  // fast bins each chunk is merged as it is freed, while it is still in the
+  // caches.
   if (hostoffload::fastPathsEnabled())
     mallopt(M_MXFAST, 0);
 #endif
