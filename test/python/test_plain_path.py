@@ -4,7 +4,9 @@
 at run time (cpp/include/hostoffload/FastPaths.h; docs/performance.md, "The fast paths"). On the
 examples and a sample of the differential suite, ``offload-opt``'s check and both fixes (the
 module printed, the diagnostics, the exit status) and ``hostoffload check --format json`` are
-run with the switch and without, and must not differ."""
+run with the switch and without, and must not differ. With ``HOSTOFFLOAD_PLAIN_OFFLOAD_OPT``
+naming an ``offload-opt`` built with ``-DHOSTOFFLOAD_FAST_PATHS=OFF``, its runs are compared
+with the installed native driver's instead."""
 
 from __future__ import annotations
 
@@ -16,7 +18,11 @@ from pathlib import Path
 import pytest
 from conftest import REPO_ROOT
 
+from hostoffload._driver import DRIVER
+
 PLAIN = "HOSTOFFLOAD_PLAIN"
+# An offload-opt built without the fast paths, to compare with the installed one.
+PLAIN_BUILD = os.environ.get("HOSTOFFLOAD_PLAIN_OFFLOAD_OPT")
 # Every this-many-th module of the differential suite, in sorted order: about forty, of every
 # kind the suite holds (programs, mutants, fixes, meshes, sibling errors).
 SAMPLE_EVERY = 25
@@ -36,10 +42,17 @@ def environment(plain: bool) -> dict[str, str]:
     return {**os.environ, PLAIN: "1" if plain else ""}
 
 
+def offload_opt(plain: bool) -> str:
+    """The offload-opt run on the fast path or on the plain one."""
+    if PLAIN_BUILD:
+        return PLAIN_BUILD if plain else str(DRIVER)
+    return "offload-opt"
+
+
 def fast_paths(plain: bool) -> str:
     """What ``offload-opt --version`` says of its fast paths."""
     version = subprocess.run(
-        ["offload-opt", "--version"],
+        [offload_opt(plain), "--version"],
         env=environment(plain),
         capture_output=True,
         text=True,
@@ -76,7 +89,8 @@ def the_switch_applies() -> None:
     fast = fast_paths(plain=False)
     if fast != "on":
         pytest.skip(f"the fast paths are {fast}")
-    assert fast_paths(plain=True) == "off (HOSTOFFLOAD_PLAIN)"
+    plain = "off (built without)" if PLAIN_BUILD else "off (HOSTOFFLOAD_PLAIN)"
+    assert fast_paths(plain=True) == plain
 
 
 def run(command: list[str], plain: bool, out: Path | None = None) -> tuple[int, str, bytes | None]:
@@ -102,7 +116,7 @@ def test_offload_opt_is_the_same_on_the_plain_path(module: Path, name: str, tmp_
     outputs = []
     for plain in (False, True):
         out = tmp_path / f"{name}-{plain}.mlir"
-        command = ["offload-opt", str(module), *OFFLOAD_OPT_RUNS[name], "-o", str(out)]
+        command = [offload_opt(plain), str(module), *OFFLOAD_OPT_RUNS[name], "-o", str(out)]
         outputs.append(run(command, plain, out))
     fast, plain = outputs
     assert fast[0] in (0, 1, 2), fast[1]
@@ -115,11 +129,15 @@ def test_offload_opt_discarding_its_output_reports_the_same() -> None:
     """With the output discarded (not printed on the fast path), the diagnostics and exit
     status are those of the plain path, which prints it."""
     for module in MODULES[:: max(1, len(MODULES) // 8)]:
-        command = ["offload-opt", str(module), "--host-offload-check", "-o", os.devnull]
-        fast, plain = (run(command, plain)[:2] for plain in (False, True))
+        runs = []
+        for plain in (False, True):
+            command = [offload_opt(plain), str(module), "--host-offload-check"]
+            runs.append(run([*command, "-o", os.devnull], plain)[:2])
+        fast, plain = runs
         assert fast == plain, module
 
 
+@pytest.mark.skipif(PLAIN_BUILD is not None, reason="the library is the installed one's")
 def test_check_json_is_the_same_on_the_plain_path() -> None:
     command = [sys.executable, "-m", "hostoffload", "check", "--format", "json"]
     command += [str(module) for module in MODULES]
