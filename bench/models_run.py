@@ -25,9 +25,11 @@ For every model, variant (``ok``, ``e1200``) and size it reports, in one run:
 
 ``--plain`` measures the plain path instead: ``HOSTOFFLOAD_PLAIN=1`` is set for every process
 it runs, which turns off every fast path the library and ``offload-opt`` can turn off at run
-time (cpp/include/hostoffload/FastPaths.h; docs/performance.md, "The fast paths"). ``--both``
-measures each model and size on the fast path and then on the plain one, and the table has a
-row for each; each row's ``paths`` is what the library itself reported in that process.
+time (cpp/include/hostoffload/FastPaths.h; docs/performance.md, "The fast paths");
+``--plain NAMES`` turns off only those named (comma-separated, from FastPaths.def). ``--both``
+(or ``--both NAMES``) measures each model and size with the fast paths and then without, and
+the table has a row for each; each row's ``paths`` is what the library itself reported in
+that process.
 
 Each size is measured in a fresh process (so peak RSS is that size's); ``--repeat N`` repeats
 every check and offload-opt measurement N times and reports the median. Run from the
@@ -37,6 +39,7 @@ repository root::
     python -m bench.models_run --sizes 10000 --repeat 3 --json out.json
     python -m bench.models_run --smoke                  # 2k ops, what the test suite runs
     python -m bench.models_run --sizes 100000,1000000 --both --json both.json
+    python -m bench.models_run --sizes 1000000 --both own-heap     # one fast path's worth
 """
 
 from __future__ import annotations
@@ -77,9 +80,9 @@ wall = time.perf_counter() - started
 print(usage.ru_maxrss / 1024, os.waitstatus_to_exitcode(status), wall)
 """
 
-# The one switch of the fast paths, read by the library (cpp/include/hostoffload/FastPaths.h).
+# The one switch of the fast paths, read by the library (cpp/include/hostoffload/FastPaths.h):
+# "1" turns every one off, a comma-separated list of names those named, "" none.
 PLAIN_VARIABLE = "HOSTOFFLOAD_PLAIN"
-PATHS = {"fast": {PLAIN_VARIABLE: ""}, "plain": {PLAIN_VARIABLE: "1"}}
 
 
 # The `offload-opt` command a user types: the shim that converts other forms first.
@@ -375,9 +378,16 @@ def main() -> None:
     )
     paths = parser.add_mutually_exclusive_group()
     paths.add_argument(
-        "--plain", action="store_true", help=f"the plain path only: {PLAIN_VARIABLE}=1 for all"
+        "--plain",
+        nargs="?",
+        const="1",
+        metavar="NAMES",
+        help=f"{PLAIN_VARIABLE}=NAMES for every process: 1 (default) every fast path off, or "
+        "those named (comma-separated)",
     )
-    paths.add_argument("--both", action="store_true", help="the fast path, then the plain one")
+    paths.add_argument(
+        "--both", nargs="?", const="1", metavar="NAMES", help="the fast paths, then as --plain"
+    )
     parser.add_argument(
         "--one", nargs=4, metavar=("MODEL", "VARIANT", "UNITS", "OUT"), help=argparse.SUPPRESS
     )
@@ -392,7 +402,8 @@ def main() -> None:
     xla_python = libtpu_python(args.xla_python) if args.xla else None
     sizes = [SMOKE_OPS] if args.smoke else [int(size) for size in args.sizes.split(",")]
     repeat = 1 if args.smoke else args.repeat
-    modes = ["fast", "plain"] if args.both else ["plain"] if args.plain else ["fast"]
+    # The values of HOSTOFFLOAD_PLAIN measured, each in turn.
+    modes = ["", args.both] if args.both else [args.plain] if args.plain else [""]
     started = time.perf_counter()
     rows = []
     with tempfile.TemporaryDirectory(prefix="hostoffload-models-") as scratch:
@@ -409,10 +420,10 @@ def main() -> None:
                         capture_output=True,
                         text=True,
                         cwd=REPO_ROOT,
-                        env={**os.environ, **PATHS[mode]},
+                        env={**os.environ, PLAIN_VARIABLE: mode},
                     )
                     if child.returncode != 0:
-                        failed = f"measuring {name} {variant} at {ops} ops ({mode}) failed"
+                        failed = f"measuring {name} {variant} at {ops} ops ({mode!r}) failed"
                         sys.exit(f"{failed}:\n{child.stderr[-3000:]}")
                     row = json.loads(child.stdout.splitlines()[-1])
                     if xla_python:

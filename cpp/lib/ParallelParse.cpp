@@ -875,7 +875,7 @@ bool canParseInParts(MLIRContext *context) {
 OwningOpRef<Operation *> hostoffload::parseWithoutLexerPositions(
     StringRef text, MLIRContext *context,
     llvm::function_ref<OwningOpRef<Operation *>()> parse) {
-  if (!fastPathsEnabled())
+  if (!fastPathEnabled(FastPath::LexerPositions))
     return nullptr;
   // The last line that is not a location alias closes the module: printed
   // with debug information, it ends with the module's location, and so does
@@ -918,13 +918,13 @@ OwningOpRef<ModuleOp> hostoffload::parseModule(StringRef text,
                                                bool *parsedInParts) {
   if (parsedInParts)
     *parsedInParts = false;
-  if (!fastPathsEnabled())
-    return parseWhole(text, bufferName, context);
+  bool withoutLexerPositions = options.withoutLexerPositions &&
+                               fastPathEnabled(FastPath::LexerPositions);
   // A text the parse in parts gave back is parsed as usual at once: it had
   // an error or ops without their own location (or the part worker was busy
   // with another caller's).
   bool triedParts = false;
-  if (canParseInParts(context)) {
+  if (fastPathEnabled(FastPath::ParseInParts) && canParseInParts(context)) {
     if (std::optional<Layout> layout =
             findLayout(text, options.minParallelBodyBytes)) {
       bool multithreading = context->isMultithreadingEnabled();
@@ -936,7 +936,7 @@ OwningOpRef<ModuleOp> hostoffload::parseModule(StringRef text,
       if (context->isMultithreadingEnabled()) {
         triedParts = true;
         module = parseInParts(text, bufferName, context, *layout,
-                              options.withoutLexerPositions);
+                              withoutLexerPositions);
       }
       context->enableMultithreading(multithreading);
       if (module) {
@@ -946,7 +946,7 @@ OwningOpRef<ModuleOp> hostoffload::parseModule(StringRef text,
       }
     }
   }
-  if (triedParts || !options.withoutLexerPositions)
+  if (triedParts || !withoutLexerPositions)
     return parseWhole(text, bufferName, context);
   if (OwningOpRef<Operation *> parsed =
           parseWithoutLexerPositions(text, context, [&] {

@@ -450,7 +450,7 @@ void testRunWithOwnHeap() {
   Group group("runWithOwnHeap");
   WhereWorkRan small = runOwnHeapWork();
   check(small.times == 1, "the work runs once on a small heap");
-  if (!fastPathsEnabled()) {
+  if (!fastPathEnabled(FastPath::OwnHeap)) {
     WhereWorkRan fromThread;
     std::thread([&] { fromThread = runOwnHeapWork(); }).join();
     check(small.onCaller && fromThread.times == 1 && fromThread.onCaller,
@@ -537,7 +537,8 @@ bool prepareUntilMeasured(
 void testPreparedArrays() {
   Group group("prepared arrays");
 #if defined(__GLIBC__) && defined(__linux__)
-  if (!fastPathsEnabled()) {
+  if (!fastPathEnabled(FastPath::PreparedArrays) ||
+      !fastPathEnabled(FastPath::HugePageArrays)) {
     std::thread([] { LargeArrayPreparation preparation(nullptr); }).join();
     std::this_thread::sleep_for(std::chrono::milliseconds(50));
     check(countPreparedArrays() == 0,

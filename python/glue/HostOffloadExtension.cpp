@@ -559,15 +559,36 @@ NB_MODULE(_hostoffload, m) {
       },
       "Returns once every destruction begun has ended and its context been "
       "released; before the interpreter finalizes, it must.");
-  m.def("fast_paths_enabled", &hostoffloadFastPathsEnabled,
-        "Whether this process takes the library's fast paths: built with "
-        "them and not turned off by HOSTOFFLOAD_PLAIN (read once, by the "
-        "library).");
+  m.def(
+      "fast_path_enabled",
+      [](const std::string &name) {
+        return hostoffloadFastPathEnabled(
+            mlirStringRefCreate(name.data(), name.size()));
+      },
+      nb::arg("name"),
+      "Whether this process takes the fast path `name` (one of "
+      "`fast_path_names()`): built with it and not turned off by "
+      "HOSTOFFLOAD_PLAIN, which the library reads once.");
+  m.def(
+      "fast_path_names",
+      [] {
+        std::vector<std::string> names;
+        for (intptr_t i = 0, e = hostoffloadGetNumFastPaths(); i < e; ++i)
+          names.push_back(toString(hostoffloadGetFastPathName(i)));
+        return names;
+      },
+      "The fast paths HOSTOFFLOAD_PLAIN can name, comma-separated; \"1\" "
+      "turns every one off.");
   m.def(
       "describe_fast_paths",
-      [] { return toString(hostoffloadDescribeFastPaths()); },
+      [] {
+        std::string description;
+        hostoffloadDescribeFastPaths(appendToString, &description);
+        return description;
+      },
       "How the library decided on its fast paths: \"on\", \"off "
-      "(HOSTOFFLOAD_PLAIN)\" or \"off (built without)\".");
+      "(HOSTOFFLOAD_PLAIN)\", \"off (built without)\", or \"on but NAMES "
+      "(HOSTOFFLOAD_PLAIN)\".");
   m.def(
       "verify",
       [](MlirOperation op) {

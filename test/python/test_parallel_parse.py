@@ -18,7 +18,7 @@ REPO = Path(__file__).resolve().parents[2]
 WHOLE = 1 << 62
 
 pytestmark = pytest.mark.skipif(
-    not _hostoffload.fast_paths_enabled(),
+    not all(map(_hostoffload.fast_path_enabled, ("parse-in-parts", "lexer-positions"))),
     reason="the parse in parts is a fast path, off here: " + _hostoffload.describe_fast_paths(),
 )
 

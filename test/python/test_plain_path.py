@@ -19,6 +19,7 @@ import pytest
 from conftest import REPO_ROOT
 
 from hostoffload._driver import DRIVER
+from hostoffload.mlir._mlir_libs import _hostoffload
 
 PLAIN = "HOSTOFFLOAD_PLAIN"
 # An offload-opt built without the fast paths, to compare with the installed one.
@@ -145,3 +146,68 @@ def test_check_json_is_the_same_on_the_plain_path() -> None:
     assert fast[0] in (0, 1, 2), fast[1]
     assert fast[2] is not None and fast[2].count(b"\n") == len(MODULES)
     assert fast == plain
+
+
+# The modules each fast path is turned off alone on: the examples, the driver's inputs and a
+# few of the differential suite.
+FEW = MODULES[: len(DRIVER_INPUTS) + 1] + MODULES[len(DRIVER_INPUTS) + 1 :: 8]
+
+
+def described(value: str) -> str:
+    """What offload-opt says of its fast paths with HOSTOFFLOAD_PLAIN=value."""
+    version = subprocess.run(
+        ["offload-opt", "--version"],
+        env={**os.environ, PLAIN: value},
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout
+    return version.split("fast paths: ", 1)[1].strip()
+
+
+@pytest.mark.skipif(PLAIN_BUILD is not None, reason="names only a build with fast paths has")
+def test_each_fast_path_can_be_turned_off_alone() -> None:
+    names = _hostoffload.fast_path_names()
+    assert len(names) == len(set(names)) >= 10
+    for name in names:
+        assert described(name) == f"on but {name} (HOSTOFFLOAD_PLAIN)"
+    assert (
+        described(f"{names[1]}, {names[0]}") == f"on but {names[0]},{names[1]} (HOSTOFFLOAD_PLAIN)"
+    )
+    # A name of no fast path turns them all off, and says so.
+    assert described("own-heap,no-such-path") == (
+        "off (HOSTOFFLOAD_PLAIN names no fast path 'no-such-path')"
+    )
+    assert described("0") == described("") == "on"
+
+
+@pytest.mark.skipif(PLAIN_BUILD is not None, reason="names only a build with fast paths has")
+@pytest.mark.parametrize("name", _hostoffload.fast_path_names())
+def test_each_fast_path_off_alone_is_the_same(name: str, tmp_path: Path) -> None:
+    """A fast path turned off alone, the others on (a mix the plain path never runs), gives
+    what all of them on give."""
+    for module in FEW:
+        runs = []
+        for value in ("", name):
+            out = tmp_path / f"{module.stem}-{bool(value)}.mlir"
+            command = ["offload-opt", str(module), "--host-offload-check", "-o", str(out)]
+            result = subprocess.run(
+                command, env={**os.environ, PLAIN: value}, capture_output=True, cwd=REPO_ROOT
+            )
+            runs.append(
+                (result.returncode, result.stderr, out.read_bytes() if out.exists() else None)
+            )
+        assert runs[0] == runs[1], (module, name)
+    command = [sys.executable, "-m", "hostoffload", "check", "--format", "json"]
+    command += [str(module) for module in FEW]
+    fast, plain = (
+        subprocess.run(
+            command, env={**os.environ, PLAIN: value}, capture_output=True, cwd=REPO_ROOT
+        )
+        for value in ("", name)
+    )
+    assert (fast.returncode, fast.stdout, fast.stderr) == (
+        plain.returncode,
+        plain.stdout,
+        plain.stderr,
+    )

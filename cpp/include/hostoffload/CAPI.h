@@ -102,13 +102,19 @@ MLIR_CAPI_EXPORTED void hostoffloadDestroyBodyInBackground(
 /// has ended and its `done` has returned.
 MLIR_CAPI_EXPORTED void hostoffloadWaitForBackgroundDestruction(void);
 
-/// Whether this process takes the fast paths (hostoffload/FastPaths.h): built
-/// with them and not turned off by HOSTOFFLOAD_PLAIN.
-MLIR_CAPI_EXPORTED bool hostoffloadFastPathsEnabled(void);
+/// Whether this process takes the fast path `name` (one of
+/// hostoffload/FastPaths.def): built with it and not turned off by
+/// HOSTOFFLOAD_PLAIN. False for a name that is no fast path's.
+MLIR_CAPI_EXPORTED bool hostoffloadFastPathEnabled(MlirStringRef name);
 
-/// How that was decided: "on", "off (HOSTOFFLOAD_PLAIN)" or
-/// "off (built without)".
-MLIR_CAPI_EXPORTED MlirStringRef hostoffloadDescribeFastPaths(void);
+/// How many fast paths HOSTOFFLOAD_PLAIN can name, and the name of each.
+MLIR_CAPI_EXPORTED intptr_t hostoffloadGetNumFastPaths(void);
+MLIR_CAPI_EXPORTED MlirStringRef hostoffloadGetFastPathName(intptr_t index);
+
+/// Calls `callback` once with how the fast paths were decided
+/// (hostoffload::describeFastPaths()).
+MLIR_CAPI_EXPORTED void
+hostoffloadDescribeFastPaths(MlirStringCallback callback, void *userData);
 
 /// Verifies `op` as MLIR's verifier does, except that a builtin.module's
 /// symbol uses are resolved in the module even inside ops of unregistered

@@ -177,7 +177,8 @@ void *allocateZeroedLargeArray(size_t bytes) {
 }
 
 bool isMappedZeroedArray(size_t bytes) {
-  return bytes >= kSmallestHugeArray && fastPathsEnabled();
+  return bytes >= kSmallestHugeArray &&
+         fastPathEnabled(FastPath::HugePageArrays);
 }
 
 void deallocateLargeArray(void *memory, size_t bytes) {
@@ -294,7 +295,7 @@ static bool allocatesFromSmallMainHeap() {
 }
 
 void runWithOwnHeap(llvm::function_ref<void()> work) {
-  if (!fastPathsEnabled() || allocatesFromSmallMainHeap()) {
+  if (!fastPathEnabled(FastPath::OwnHeap) || allocatesFromSmallMainHeap()) {
     work();
     return;
   }
@@ -407,7 +408,10 @@ LargeArrayPreparation::LargeArrayPreparation(MeasurePreparedBytes measure) {
   // module is too small for its arrays to be mapped. Under a limit on the
   // address space, what is set aside could make another allocation fail.
   rlimit addressSpace;
-  if (!fastPathsEnabled() || allocatesFromSmallMainHeap() ||
+  // Arrays are made ready only for the huge-page arrays to take.
+  if (!fastPathEnabled(FastPath::PreparedArrays) ||
+      !fastPathEnabled(FastPath::HugePageArrays) ||
+      allocatesFromSmallMainHeap() ||
       getrlimit(RLIMIT_AS, &addressSpace) != 0 ||
       addressSpace.rlim_cur != RLIM_INFINITY)
     return;

@@ -156,7 +156,9 @@ void hostoffloadDestroyBodyInBackground(MlirOperation module,
                                moduleOp.getBody()->getOperations());
   Destruction destruction{std::move(body), done, userData};
 #if HOSTOFFLOAD_FAST_PATHS
-  if (hostoffload::fastPathsEnabled() && getDestroyer().add(destruction))
+  if (hostoffload::fastPathEnabled(
+          hostoffload::FastPath::BackgroundDestruction) &&
+      getDestroyer().add(destruction))
     return;
 #endif
   finish(destruction);
@@ -164,7 +166,8 @@ void hostoffloadDestroyBodyInBackground(MlirOperation module,
 
 void hostoffloadWaitForBackgroundDestruction(void) {
 #if HOSTOFFLOAD_FAST_PATHS
-  if (hostoffload::fastPathsEnabled())
+  if (hostoffload::fastPathEnabled(
+          hostoffload::FastPath::BackgroundDestruction))
     getDestroyer().waitUntilIdle();
 #endif
 }

@@ -431,12 +431,23 @@ unsigned hostoffloadGetPathStepsAtEachEnd(void) {
   return hostoffload::kPathStepsAtEachEnd;
 }
 
-bool hostoffloadFastPathsEnabled(void) {
-  return hostoffload::fastPathsEnabled();
+bool hostoffloadFastPathEnabled(MlirStringRef name) {
+  std::optional<hostoffload::FastPath> path =
+      hostoffload::parseFastPathName(unwrap(name));
+  return path && hostoffload::fastPathEnabled(*path);
 }
 
-MlirStringRef hostoffloadDescribeFastPaths(void) {
-  return wrap(llvm::StringRef(hostoffload::describeFastPaths()));
+intptr_t hostoffloadGetNumFastPaths(void) {
+  return static_cast<intptr_t>(hostoffload::getFastPathNames().size());
+}
+
+MlirStringRef hostoffloadGetFastPathName(intptr_t index) {
+  return wrap(llvm::StringRef(hostoffload::getFastPathNames()[index]));
+}
+
+void hostoffloadDescribeFastPaths(MlirStringCallback callback, void *userData) {
+  std::string description = hostoffload::describeFastPaths();
+  callback(wrap(llvm::StringRef(description)), userData);
 }
 
 intptr_t hostoffloadGetDefaultParallelBodyBytes(void) {

@@ -35,7 +35,7 @@ extern "C" bool __real__ZN4mlir7Dialect16isValidNamespaceEN4llvm9StringRefE(
 /// What the link calls instead of `mlir::Dialect::isValidNamespace`.
 extern "C" bool __wrap__ZN4mlir7Dialect16isValidNamespaceEN4llvm9StringRefE(
     llvm::StringRef str) {
-  if (!hostoffload::fastPathsEnabled())
+  if (!hostoffload::fastPathEnabled(hostoffload::FastPath::DialectNamespace))
     return __real__ZN4mlir7Dialect16isValidNamespaceEN4llvm9StringRefE(str);
   return !str.empty() && isNamespaceStart(str.front()) &&
          llvm::all_of(str.drop_front(), isNamespaceChar);

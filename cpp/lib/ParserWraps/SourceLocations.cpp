@@ -177,7 +177,7 @@ __wrap__ZN4mlir5LexerC1ERKN4llvm9SourceMgrEPNS_11MLIRContextEPNS_28AsmParserCode
     mlir::AsmParserCodeCompleteContext *codeCompleteContext) {
   __real__ZN4mlir5LexerC1ERKN4llvm9SourceMgrEPNS_11MLIRContextEPNS_28AsmParserCodeCompleteContextE(
       self, sourceMgr, context, codeCompleteContext);
-  if (hostoffload::fastPathsEnabled())
+  if (hostoffload::fastPathEnabled(hostoffload::FastPath::LexerLines))
     getLexerTable().add(self, sourceMgr, context);
 }
 
@@ -185,9 +185,6 @@ __wrap__ZN4mlir5LexerC1ERKN4llvm9SourceMgrEPNS_11MLIRContextEPNS_28AsmParserCode
 extern "C" mlir::Location
 __wrap__ZN4mlir5Lexer24getEncodedSourceLocationEN4llvm5SMLocE(void *self,
                                                               llvm::SMLoc loc) {
-  if (!hostoffload::fastPathsEnabled())
-    return __real__ZN4mlir5Lexer24getEncodedSourceLocationEN4llvm5SMLocE(self,
-                                                                         loc);
   if (mlir::LocationAttr placeholder = hostoffload::lexerPositionPlaceholder())
     return placeholder;
   if (std::optional<mlir::Location> located =

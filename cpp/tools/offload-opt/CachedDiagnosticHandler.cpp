@@ -199,7 +199,8 @@ CachedDiagnosticHandler::CachedDiagnosticHandler(llvm::SourceMgr &sourceMgr,
                                                  MLIRContext *context)
     : SourceMgrDiagnosticHandler(sourceMgr, context),
       showsColors(llvm::WithColor::defaultAutoDetectFunction()(os)),
-      formatsEveryMessage(showsColors || !fastPathsEnabled()),
+      formatsEveryMessage(showsColors ||
+                          !fastPathEnabled(FastPath::DiagnosticFrames)),
       formatter(sourceMgr, context, formattedStream),
       input(*sourceMgr.getMemoryBuffer(sourceMgr.getMainFileID())),
       inputLines(input.getBuffer()) {
@@ -425,7 +426,7 @@ CachedDiagnosticHandler::getWindow(FileLineColLoc file) {
 
 bool CachedDiagnosticHandler::formatAtInputLine(Location loc,
                                                 DiagnosticSeverity severity) {
-  if (!fastPathsEnabled())
+  if (!fastPathEnabled(FastPath::InputLines))
     return false;
   // Without a location filter, MLIR's handler shows a file location itself.
   auto file = llvm::dyn_cast<FileLineColLoc>(loc);

@@ -101,7 +101,7 @@ mlir::LogicalResult hostoffload::processWithoutTeardown(
   // Without multithreading the parser does not lock the context's uniquers
   // (a fast path, as MlirOptMain keeps it on).
   bool multithreading = context.isMultithreadingEnabled();
-  if (fastPathsEnabled())
+  if (fastPathEnabled(FastPath::UnlockedParse))
     context.disableMultithreading();
   // Resources of dialects that are not loaded pass through to the output.
   auto fallbackResourceMap = std::make_unique<mlir::FallbackAsmResourceMap>();
@@ -125,7 +125,7 @@ mlir::LogicalResult hostoffload::processWithoutTeardown(
   // Released at once, so that it is never destroyed (see the header), but on
   // the plain path, where it is destroyed on return as MlirOptMain does.
   mlir::Operation *op = parsed.get();
-  if (fastPathsEnabled())
+  if (fastPathEnabled(FastPath::KeptModule))
     (void)parsed.release();
   parserTiming.stop();
   if (!op)

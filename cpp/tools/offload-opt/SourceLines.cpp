@@ -12,7 +12,7 @@ namespace hostoffload {
 SourceLines::SourceLines(llvm::StringRef text)
     : text(text), checkpoints{text.begin()} {
   // The thread is a fast path (hostoffload/FastPaths.h).
-  if (text.size() < kScanAheadBytes || !fastPathsEnabled())
+  if (text.size() < kScanAheadBytes || !fastPathEnabled(FastPath::InputLines))
     return;
   checkpoints.reserve(text.size() / 64 / kLinesPerCheckpoint + 1);
   auto scan = [](void *lines) -> void * {

@@ -161,7 +161,8 @@ static mlir::LogicalResult runDriver(llvm::StringRef inputFilename,
           ? mlir::MlirOptMain(output->os(), std::move(input), registry, config)
           : hostoffload::processWithoutTeardown(
                 output->os(), std::move(input), registry, config,
-                hostoffload::fastPathsEnabled() &&
+                hostoffload::fastPathEnabled(
+                    hostoffload::FastPath::DiscardedOutput) &&
                     hostoffload::isNullDevice(outputFilename));
   if (mlir::failed(processed))
     return mlir::failure();
@@ -177,7 +178,7 @@ int main(int argc, char **argv) {
   // of 1 KiB or more merges them all at once (docs/performance.md). Without
   // fast bins each chunk is merged as it is freed, while it is still in the
   // caches.
-  if (hostoffload::fastPathsEnabled())
+  if (hostoffload::fastPathEnabled(hostoffload::FastPath::FastBinsOff))
     mallopt(M_MXFAST, 0);
 #endif
   // LLVM's own SIGPIPE handler exits with EX_IOERR (74).
@@ -187,7 +188,7 @@ int main(int argc, char **argv) {
   // unbuffered, each would cost several system calls. raw_ostream flushes at
   // exit. The buffer holds as much as a pipe does on Linux, so that the
   // reader is woken once a pipe's worth.
-  if (hostoffload::fastPathsEnabled())
+  if (hostoffload::fastPathEnabled(hostoffload::FastPath::StderrBuffer))
     llvm::errs().SetBufferSize(size_t(64) << 10);
   mlir::DialectRegistry registry;
   registry.insert<mlir::func::FuncDialect>();
