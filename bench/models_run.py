@@ -23,6 +23,14 @@ For every model, variant (``ok``, ``e1200``) and size it reports, in one run:
 - with ``--xla``, XLA:TPU's time from the text to its verdict (needs libtpu, one process at a
   time: the differential harness's lock is held meanwhile).
 
+``--plain`` measures the plain path instead: ``HOSTOFFLOAD_PLAIN=1`` is set for every process
+it runs, which turns off every fast path the library and ``offload-opt`` can turn off at run
+time (cpp/include/hostoffload/FastPaths.h; docs/performance.md, "The fast paths");
+``--plain NAMES`` turns off only those named (comma-separated, from FastPaths.def). ``--both``
+(or ``--both NAMES``) measures each model and size with the fast paths and then without, and
+the table has a row for each; each row's ``paths`` is what the library itself reported in
+that process.
+
 Each size is measured in a fresh process (so peak RSS is that size's); ``--repeat N`` repeats
 every check and offload-opt measurement N times and reports the median. Run from the
 repository root::
@@ -30,6 +38,8 @@ repository root::
     python -m bench.models_run                          # 10k, 100k, 1M ops, every model
     python -m bench.models_run --sizes 10000 --repeat 3 --json out.json
     python -m bench.models_run --smoke                  # 2k ops, what the test suite runs
+    python -m bench.models_run --sizes 100000,1000000 --both --json both.json
+    python -m bench.models_run --sizes 1000000 --both own-heap     # one fast path's worth
 """
 
 from __future__ import annotations
@@ -37,7 +47,9 @@ from __future__ import annotations
 import argparse
 import contextlib
 import fcntl
+import itertools
 import json
+import os
 import resource
 import statistics
 import subprocess
@@ -60,26 +72,33 @@ SMOKE_OPS = 2000
 # A child of this process (which holds JAX and the lowering) would start from its peak RSS:
 # Linux carries the peak over fork and exec. A small Python in between runs offload-opt.
 RSS_LAUNCHER = """
-import os, subprocess, sys
+import os, subprocess, sys, time
+started = time.perf_counter()
 process = subprocess.Popen(sys.argv[1:], stdout=subprocess.DEVNULL)
 _, status, usage = os.wait4(process.pid, 0)
-print(usage.ru_maxrss / 1024, os.waitstatus_to_exitcode(status))
+wall = time.perf_counter() - started
+print(usage.ru_maxrss / 1024, os.waitstatus_to_exitcode(status), wall)
 """
+
+# The one switch of the fast paths, read by the library (cpp/include/hostoffload/FastPaths.h):
+# "1" turns every one off, a comma-separated list of names those named, "" none.
+PLAIN_VARIABLE = "HOSTOFFLOAD_PLAIN"
 
 
 # The `offload-opt` command a user types: the shim that converts other forms first.
 SHIM = "from hostoffload._driver import main; main()"
 
 
-def run_offload_opt(command: list[str]) -> tuple[str, float]:
-    """Runs ``command`` (offload-opt); returns its stderr and its own peak RSS in MB."""
+def run_offload_opt(command: list[str]) -> tuple[str, float, float]:
+    """Runs ``command`` (offload-opt); returns its stderr, its own peak RSS in MB and its wall
+    time from start to exit in seconds."""
     launcher = subprocess.run(
         [sys.executable, "-S", "-c", RSS_LAUNCHER, *command], capture_output=True, text=True
     )
-    rss_mb, exit_code = launcher.stdout.split()
+    rss_mb, exit_code, wall_s = launcher.stdout.split()
     if int(exit_code) not in (0, 1):
         raise RuntimeError(f"{command} failed with {exit_code}:\n{launcher.stderr[-2000:]}")
-    return launcher.stderr, float(rss_mb)
+    return launcher.stderr, float(rss_mb), float(wall_s)
 
 
 def median_of(repeat: int, step: Callable[[], Any]) -> tuple[float, Any]:
@@ -197,6 +216,7 @@ def measure_one(
     import hostoffload
     from bench.models import MODELS, count_ops
     from hostoffload import _convert
+    from hostoffload.mlir._mlir_libs import _hostoffload
 
     started = time.perf_counter()
     lowered = MODELS[model_name].lower(variant, units)
@@ -226,7 +246,9 @@ def measure_one(
     opt: dict[str, list[float]] = {}
     opt_e1200 = set()
     for _ in range(repeat):
-        parse_err, _ = run_offload_opt([offload_opt, str(path), "--mlir-timing", "-o", "/dev/null"])
+        parse_err, _, _ = run_offload_opt(
+            [offload_opt, str(path), "--mlir-timing", "-o", "/dev/null"]
+        )
         command = [
             offload_opt,
             str(path),
@@ -235,22 +257,24 @@ def measure_one(
             "-o",
             "/dev/null",
         ]
-        check_err, rss_opt = run_offload_opt(command)
+        check_err, rss_opt, wall_opt = run_offload_opt(command)
         opt_e1200.add(check_err.count("error: E1200"))
         opt.setdefault("opt_parse_s", []).append(timings(parse_err)["Parser"][0])
         opt.setdefault("opt_pass_s", []).append(timings(check_err)["HostOffloadCheckPass"][0])
         opt.setdefault("opt_check_parse_s", []).append(timings(check_err)["Parser"][0])
         opt.setdefault("opt_rss_mb", []).append(rss_opt)
+        opt.setdefault("opt_wall_s", []).append(wall_opt)
     pretty = out / f"{model_name}-{variant}-{units}.pretty.mlir"
     pretty.write_text(lowered.as_text())
     started = time.perf_counter()
-    pretty_err, pretty_rss = run_offload_opt(
+    pretty_err, pretty_rss, _ = run_offload_opt(
         [sys.executable, "-c", SHIM, str(pretty), "--host-offload-check", "-o", "/dev/null"]
     )
     pretty_s = time.perf_counter() - started
     return {
         "model": model_name,
         "variant": variant,
+        "paths": _hostoffload.describe_fast_paths(),
         "units": units,
         "ops": ops,
         "text_mb": len(generic) / 2**20,
@@ -306,10 +330,11 @@ def xla_seconds(python: str, path: Path, extra_locks: list[Path]) -> tuple[float
 
 def table(rows: list[dict[str, Any]]) -> str:
     lines = [
-        "| model | variant | ops | lower s | check s | check/lower | print | parse | analysis "
-        "| report | report/check | opt parse s | opt pass/parse | as_text() s (messages MB) "
-        "| findings (KB, locations) | RSS MB (lowered, checked, opt) | XLA:TPU s | verdict |",
-        "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|",
+        "| model | variant | paths | ops | lower s | check s | check/lower | print | parse "
+        "| analysis | report | report/check | opt parse s | opt pass/parse | opt check s "
+        "| as_text() s (messages MB) | findings (KB, locations) | RSS MB (lowered, checked, opt) "
+        "| XLA:TPU s | verdict |",
+        "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|",
     ]
     for r in rows:
         xla = "" if r.get("xla_s") is None else f"{r['xla_s']:.1f} ({r['xla_status']})"
@@ -319,11 +344,11 @@ def table(rows: list[dict[str, Any]]) -> str:
         verdict = f"{r['report_e1200']} E1200" + ("" if expected else " UNEXPECTED")
         locations = r["location_bytes"] / r["json_bytes"] if r["json_bytes"] else 0
         lines.append(
-            f"| {r['model']} | {r['variant']} | {r['ops']:,} | {r['lower_s']:.2f} | "
+            f"| {r['model']} | {r['variant']} | {r['paths']} | {r['ops']:,} | {r['lower_s']:.2f} | "
             f"{r['check_s']:.3f} | {r['check_s'] / r['lower_s']:.2f} | {r['print_s']:.3f} | "
             f"{r['parse_s']:.3f} | {r['analysis_s']:.3f} | {r['report_s']:.3f} | "
             f"{r['report_s'] / r['check_s']:.2f} | {r['opt_parse_s']:.3f} | "
-            f"{r['opt_pass_s'] / r['opt_parse_s']:.3f} | "
+            f"{r['opt_pass_s'] / r['opt_parse_s']:.3f} | {r['opt_wall_s']:.3f} | "
             f"{r['pretty_s']:.2f} ({r['pretty_messages_mb']:.1f}) | {r['findings']} "
             f"({r['json_bytes'] / 1024:.0f}, {locations:.0%}) | {r['rss_lowered_mb']:.0f}, "
             f"{r['rss_checked_mb']:.0f}, {r['opt_rss_mb']:.0f} | {xla} | {verdict} |"
@@ -351,6 +376,18 @@ def main() -> None:
         default=[],
         help="another lock file that libtpu users share, held while XLA compiles (repeatable)",
     )
+    paths = parser.add_mutually_exclusive_group()
+    paths.add_argument(
+        "--plain",
+        nargs="?",
+        const="1",
+        metavar="NAMES",
+        help=f"{PLAIN_VARIABLE}=NAMES for every process: 1 (default) every fast path off, or "
+        "those named (comma-separated)",
+    )
+    paths.add_argument(
+        "--both", nargs="?", const="1", metavar="NAMES", help="the fast paths, then as --plain"
+    )
     parser.add_argument(
         "--one", nargs=4, metavar=("MODEL", "VARIANT", "UNITS", "OUT"), help=argparse.SUPPRESS
     )
@@ -365,6 +402,8 @@ def main() -> None:
     xla_python = libtpu_python(args.xla_python) if args.xla else None
     sizes = [SMOKE_OPS] if args.smoke else [int(size) for size in args.sizes.split(",")]
     repeat = 1 if args.smoke else args.repeat
+    # The values of HOSTOFFLOAD_PLAIN measured, each in turn.
+    modes = ["", args.both] if args.both else [args.plain] if args.plain else [""]
     started = time.perf_counter()
     rows = []
     with tempfile.TemporaryDirectory(prefix="hostoffload-models-") as scratch:
@@ -373,12 +412,18 @@ def main() -> None:
         for name in args.models:
             for ops in sizes:
                 units = MODELS[name].units_for(ops)
-                for variant in args.variants:
+                for variant, mode in itertools.product(args.variants, modes):
                     command = [sys.executable, "-m", "bench.models_run", "--repeat", str(repeat)]
                     command += ["--one", name, variant, str(units), str(out)]
-                    child = subprocess.run(command, capture_output=True, text=True, cwd=REPO_ROOT)
+                    child = subprocess.run(
+                        command,
+                        capture_output=True,
+                        text=True,
+                        cwd=REPO_ROOT,
+                        env={**os.environ, PLAIN_VARIABLE: mode},
+                    )
                     if child.returncode != 0:
-                        failed = f"measuring {name} {variant} at {ops} ops failed"
+                        failed = f"measuring {name} {variant} at {ops} ops ({mode!r}) failed"
                         sys.exit(f"{failed}:\n{child.stderr[-3000:]}")
                     row = json.loads(child.stdout.splitlines()[-1])
                     if xla_python:
@@ -386,11 +431,12 @@ def main() -> None:
                             xla_python, Path(row["module"]), args.xla_lock
                         )
                     if args.data is None:
-                        Path(row["module"]).unlink()
+                        Path(row["module"]).unlink(missing_ok=True)
                     rows.append(row)
                     if args.json:
                         args.json.write_text(json.dumps(rows, indent=1))
-                    print(f"{name} {variant} {row['ops']:,} ops done", file=sys.stderr, flush=True)
+                    done = f"{name} {variant} {row['ops']:,} ops ({row['paths']}) done"
+                    print(done, file=sys.stderr, flush=True)
     print(table(rows))
     print(f"\n{len(rows)} measurements in {time.perf_counter() - started:.0f} s")
 

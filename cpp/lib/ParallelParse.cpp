@@ -2,11 +2,14 @@
 //
 // The layout read here is the one MLIR's printer gives the generic form; see
 // the header. Each step checks what it relies on and gives the text back to
-// the parse of the whole when something differs.
+// the parse of the whole when something differs. All of it is a fast path
+// (hostoffload/FastPaths.h): the plain path is `parseWhole`, MLIR's parse.
 //
 //===----------------------------------------------------------------------===//
 
 #include "hostoffload/ParallelParse.h"
+
+#include "hostoffload/FastPaths.h"
 
 #include "mlir/IR/Block.h"
 #include "mlir/IR/BuiltinAttributes.h"
@@ -36,6 +39,14 @@
 using namespace mlir;
 using llvm::StringRef;
 
+/// The plain path: MLIR's parse of the whole text.
+static OwningOpRef<ModuleOp> parseWhole(StringRef text, StringRef bufferName,
+                                        MLIRContext *context) {
+  return parseSourceString<ModuleOp>(
+      text, ParserConfig(context, /*verifyAfterParse=*/false), bufferName);
+}
+
+#if HOSTOFFLOAD_FAST_PATHS
 namespace {
 
 constexpr size_t npos = StringRef::npos;
@@ -864,6 +875,8 @@ bool canParseInParts(MLIRContext *context) {
 OwningOpRef<Operation *> hostoffload::parseWithoutLexerPositions(
     StringRef text, MLIRContext *context,
     llvm::function_ref<OwningOpRef<Operation *>()> parse) {
+  if (!fastPathEnabled(FastPath::LexerPositions))
+    return nullptr;
   // The last line that is not a location alias closes the module: printed
   // with debug information, it ends with the module's location, and so does
   // every op's.
@@ -905,11 +918,13 @@ OwningOpRef<ModuleOp> hostoffload::parseModule(StringRef text,
                                                bool *parsedInParts) {
   if (parsedInParts)
     *parsedInParts = false;
+  bool withoutLexerPositions = options.withoutLexerPositions &&
+                               fastPathEnabled(FastPath::LexerPositions);
   // A text the parse in parts gave back is parsed as usual at once: it had
   // an error or ops without their own location (or the part worker was busy
   // with another caller's).
   bool triedParts = false;
-  if (canParseInParts(context)) {
+  if (fastPathEnabled(FastPath::ParseInParts) && canParseInParts(context)) {
     if (std::optional<Layout> layout =
             findLayout(text, options.minParallelBodyBytes)) {
       bool multithreading = context->isMultithreadingEnabled();
@@ -921,7 +936,7 @@ OwningOpRef<ModuleOp> hostoffload::parseModule(StringRef text,
       if (context->isMultithreadingEnabled()) {
         triedParts = true;
         module = parseInParts(text, bufferName, context, *layout,
-                              options.withoutLexerPositions);
+                              withoutLexerPositions);
       }
       context->enableMultithreading(multithreading);
       if (module) {
@@ -931,16 +946,29 @@ OwningOpRef<ModuleOp> hostoffload::parseModule(StringRef text,
       }
     }
   }
-  auto parseWhole = [&] {
-    return parseSourceString<ModuleOp>(
-        text, ParserConfig(context, /*verifyAfterParse=*/false), bufferName);
-  };
-  if (triedParts || !options.withoutLexerPositions)
-    return parseWhole();
+  if (triedParts || !withoutLexerPositions)
+    return parseWhole(text, bufferName, context);
   if (OwningOpRef<Operation *> parsed =
           parseWithoutLexerPositions(text, context, [&] {
-            return OwningOpRef<Operation *>(parseWhole().release());
+            return OwningOpRef<Operation *>(
+                parseWhole(text, bufferName, context).release());
           }))
     return OwningOpRef<ModuleOp>(llvm::cast<ModuleOp>(parsed.release()));
-  return parseWhole();
+  return parseWhole(text, bufferName, context);
 }
+#else
+OwningOpRef<Operation *> hostoffload::parseWithoutLexerPositions(
+    StringRef, MLIRContext *, llvm::function_ref<OwningOpRef<Operation *>()>) {
+  return nullptr;
+}
+
+OwningOpRef<ModuleOp> hostoffload::parseModule(StringRef text,
+                                               StringRef bufferName,
+                                               MLIRContext *context,
+                                               const ParseOptions &,
+                                               bool *parsedInParts) {
+  if (parsedInParts)
+    *parsedInParts = false;
+  return parseWhole(text, bufferName, context);
+}
+#endif

@@ -18,6 +18,7 @@
 #include "PreorderOps.h"
 #include "Walk.h"
 
+#include "hostoffload/FastPaths.h"
 #include "hostoffload/HostOffloadAnalysis.h"
 #include "hostoffload/ModuleVerifier.h"
 
@@ -449,6 +450,13 @@ void testRunWithOwnHeap() {
   Group group("runWithOwnHeap");
   WhereWorkRan small = runOwnHeapWork();
   check(small.times == 1, "the work runs once on a small heap");
+  if (!fastPathEnabled(FastPath::OwnHeap)) {
+    WhereWorkRan fromThread;
+    std::thread([&] { fromThread = runOwnHeapWork(); }).join();
+    check(small.onCaller && fromThread.times == 1 && fromThread.onCaller,
+          "on the plain path, the work runs on the caller");
+    return;
+  }
 #if defined(__GLIBC__)
   check(small.onCaller, "on a small main heap the work runs on the caller");
   WhereWorkRan fromThread;
@@ -529,6 +537,14 @@ bool prepareUntilMeasured(
 void testPreparedArrays() {
   Group group("prepared arrays");
 #if defined(__GLIBC__) && defined(__linux__)
+  if (!fastPathEnabled(FastPath::PreparedArrays) ||
+      !fastPathEnabled(FastPath::HugePageArrays)) {
+    std::thread([] { LargeArrayPreparation preparation(nullptr); }).join();
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    check(countPreparedArrays() == 0,
+          "on the plain path, no array is made ready");
+    return;
+  }
   // Off the main thread, as for a large module, the arrays are made ready;
   // not under a limit on the address space.
   rlimit addressSpace;

@@ -433,15 +433,21 @@ static void onBodyDestroyed(void *context) {
   Py_AddPendingCall(releaseDestroyedContexts, nullptr);
 }
 
+#if HOSTOFFLOAD_FAST_PATHS
 // No thread holds the lock while the process is copied by a fork; the child's
 // only thread, the forking one, holds it and lets it go.
 static void lockDestroyedContexts() { destroyedMutex.lock(); }
 static void unlockDestroyedContexts() { destroyedMutex.unlock(); }
+#endif
 
 NB_MODULE(_hostoffload, m) {
   m.doc() = "The host-offload analysis of hostoffload, reporting as JSON.";
+#if HOSTOFFLOAD_FAST_PATHS
+  // Only the library's thread of background destruction adds to the list
+  // off the interpreter's thread.
   pthread_atfork(lockDestroyedContexts, unlockDestroyedContexts,
                  unlockDestroyedContexts);
+#endif
   m.def(
       "analyze",
       [](MlirOperation module, const std::string &entry, bool strict,
@@ -553,6 +559,36 @@ NB_MODULE(_hostoffload, m) {
       },
       "Returns once every destruction begun has ended and its context been "
       "released; before the interpreter finalizes, it must.");
+  m.def(
+      "fast_path_enabled",
+      [](const std::string &name) {
+        return hostoffloadFastPathEnabled(
+            mlirStringRefCreate(name.data(), name.size()));
+      },
+      nb::arg("name"),
+      "Whether this process takes the fast path `name` (one of "
+      "`fast_path_names()`): built with it and not turned off by "
+      "HOSTOFFLOAD_PLAIN, which the library reads once.");
+  m.def(
+      "fast_path_names",
+      [] {
+        std::vector<std::string> names;
+        for (intptr_t i = 0, e = hostoffloadGetNumFastPaths(); i < e; ++i)
+          names.push_back(toString(hostoffloadGetFastPathName(i)));
+        return names;
+      },
+      "The fast paths HOSTOFFLOAD_PLAIN can name, comma-separated; \"1\" "
+      "turns every one off.");
+  m.def(
+      "describe_fast_paths",
+      [] {
+        std::string description;
+        hostoffloadDescribeFastPaths(appendToString, &description);
+        return description;
+      },
+      "How the library decided on its fast paths: \"on\", \"off "
+      "(HOSTOFFLOAD_PLAIN)\", \"off (built without)\", or \"on but NAMES "
+      "(HOSTOFFLOAD_PLAIN)\".");
   m.def(
       "verify",
       [](MlirOperation op) {

@@ -3,6 +3,7 @@
 import importlib.util
 import os
 import shutil
+import subprocess
 from pathlib import Path
 
 import lit.formats
@@ -31,6 +32,21 @@ if offload_opt is None:
     raise RuntimeError(
         "offload-opt is not on PATH: install hostoffload first (pip install '.[test]')"
     )
+
+# The one switch of the fast paths (cpp/include/hostoffload/FastPaths.h): HOSTOFFLOAD_PLAIN=1
+# in lit's environment runs the suite on the plain path. What offload-opt decided is the feature
+# `fast-paths`, for the few tests of what only a fast path does.
+if "HOSTOFFLOAD_PLAIN" in os.environ:
+    config.environment["HOSTOFFLOAD_PLAIN"] = os.environ["HOSTOFFLOAD_PLAIN"]  # noqa: F821
+_version = subprocess.run(
+    [offload_opt, "--version"],
+    env={**os.environ, **config.environment},  # noqa: F821
+    capture_output=True,
+    text=True,
+    check=True,
+).stdout
+if "fast paths: on" in _version:
+    config.available_features.add("fast-paths")  # noqa: F821
 
 tools_dir = _llvm_tools_dir()
 for tool in ("FileCheck", "not", "count"):

@@ -127,7 +127,9 @@ def test_models_benchmark_smoke_run_gives_each_model_its_verdict(tmp_path: Path)
     }
     for r in rows:
         assert r["ops"] > 1000, r
-        for key in ("lower_s", "check_s", "print_s", "parse_s", "opt_parse_s", "opt_rss_mb"):
+        assert r["paths"] == "on", r  # the library's own word: without --plain, the fast paths
+        keys = ("lower_s", "check_s", "print_s", "parse_s", "opt_parse_s", "opt_rss_mb")
+        for key in (*keys, "opt_wall_s"):
             assert r[key] > 0, (key, r)
         assert r["analysis_s"] >= 0 and r["report_s"] >= 0 and r["opt_pass_s"] >= 0
         # The API and offload-opt agree, and only the E1200 variant has E1200.

@@ -17,6 +17,11 @@ from hostoffload.mlir._mlir_libs import _hostoffload
 REPO = Path(__file__).resolve().parents[2]
 WHOLE = 1 << 62
 
+pytestmark = pytest.mark.skipif(
+    not all(map(_hostoffload.fast_path_enabled, ("parse-in-parts", "lexer-positions"))),
+    reason="the parse in parts is a fast path, off here: " + _hostoffload.describe_fast_paths(),
+)
+
 
 def parse(
     text: bytes, body_bytes: int, verify: bool = False, *, as_mlir: bool = False

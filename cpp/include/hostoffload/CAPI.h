@@ -92,13 +92,29 @@ MLIR_CAPI_EXPORTED intptr_t hostoffloadGetDefaultParallelBodyBytes(void);
 /// module after another; then calls `done(userData)` on that thread. The
 /// module's context must live until then, and nothing may refer to those
 /// operations any more. Destroying a module of 100k ops takes about a
-/// twentieth of its parse: this spares the caller the wait.
+/// twentieth of its parse: this spares the caller the wait. On the plain path
+/// (hostoffload/FastPaths.h), destroys them and calls `done` before it
+/// returns.
 MLIR_CAPI_EXPORTED void hostoffloadDestroyBodyInBackground(
     MlirOperation module, void (*done)(void *userData), void *userData);
 
 /// Returns once every destruction hostoffloadDestroyBodyInBackground began
 /// has ended and its `done` has returned.
 MLIR_CAPI_EXPORTED void hostoffloadWaitForBackgroundDestruction(void);
+
+/// Whether this process takes the fast path `name` (one of
+/// hostoffload/FastPaths.def): built with it and not turned off by
+/// HOSTOFFLOAD_PLAIN. False for a name that is no fast path's.
+MLIR_CAPI_EXPORTED bool hostoffloadFastPathEnabled(MlirStringRef name);
+
+/// How many fast paths HOSTOFFLOAD_PLAIN can name, and the name of each.
+MLIR_CAPI_EXPORTED intptr_t hostoffloadGetNumFastPaths(void);
+MLIR_CAPI_EXPORTED MlirStringRef hostoffloadGetFastPathName(intptr_t index);
+
+/// Calls `callback` once with how the fast paths were decided
+/// (hostoffload::describeFastPaths()).
+MLIR_CAPI_EXPORTED void
+hostoffloadDescribeFastPaths(MlirStringCallback callback, void *userData);
 
 /// Verifies `op` as MLIR's verifier does, except that a builtin.module's
 /// symbol uses are resolved in the module even inside ops of unregistered

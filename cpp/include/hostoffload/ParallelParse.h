@@ -28,6 +28,10 @@
 // column the lexer gives each op and block argument only for the `loc(...)`
 // after it to replace: see `lexerPositionPlaceholder`.
 //
+// Both are fast paths (hostoffload/FastPaths.h): on the plain path,
+// `parseModule` is MLIR's parse of the whole text and
+// `parseWithoutLexerPositions` parses nothing.
+//
 //===----------------------------------------------------------------------===//
 
 #ifndef HOSTOFFLOAD_PARALLELPARSE_H

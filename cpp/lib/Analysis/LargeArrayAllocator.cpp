@@ -1,6 +1,14 @@
 //===- LargeArrayAllocator.cpp - where the analysis's memory comes from ---===//
+//
+// Mapped arrays, their preparation and runWithOwnHeap are fast paths
+// (hostoffload/FastPaths.h); the plain path is `operator new` on the
+// caller's thread, the `#else` of each.
+//
+//===----------------------------------------------------------------------===//
 
 #include "LargeArrayAllocator.h"
+
+#include "hostoffload/FastPaths.h"
 
 #include "llvm/Support/ErrorHandling.h"
 #include "llvm/Support/MathExtras.h"
@@ -25,7 +33,7 @@
 
 namespace hostoffload {
 
-#if defined(__linux__) && defined(MADV_HUGEPAGE)
+#if HOSTOFFLOAD_FAST_PATHS && defined(__linux__) && defined(MADV_HUGEPAGE)
 static constexpr size_t kHugePageBytes = size_t(2) << 20;
 /// From half a huge page on, one huge page costs less than the 4 KiB pages
 /// it replaces, even where half of it stays unused, as long as the kernel
@@ -157,7 +165,7 @@ static void *mapHugeArray(size_t bytes) {
 }
 
 void *allocateLargeArray(size_t bytes) {
-  if (bytes < kSmallestHugeArray)
+  if (!isMappedZeroedArray(bytes))
     return ::operator new(bytes);
   return mapHugeArray(bytes);
 }
@@ -168,10 +176,13 @@ void *allocateZeroedLargeArray(size_t bytes) {
   return mapHugeArray(bytes);
 }
 
-bool isMappedZeroedArray(size_t bytes) { return bytes >= kSmallestHugeArray; }
+bool isMappedZeroedArray(size_t bytes) {
+  return bytes >= kSmallestHugeArray &&
+         fastPathEnabled(FastPath::HugePageArrays);
+}
 
 void deallocateLargeArray(void *memory, size_t bytes) {
-  if (bytes < kSmallestHugeArray) {
+  if (!isMappedZeroedArray(bytes)) {
     ::operator delete(memory);
     return;
   }
@@ -189,7 +200,7 @@ bool isMappedZeroedArray(size_t) { return false; }
 void deallocateLargeArray(void *memory, size_t) { ::operator delete(memory); }
 #endif
 
-#if defined(__GLIBC__)
+#if HOSTOFFLOAD_FAST_PATHS && defined(__GLIBC__)
 namespace {
 
 /// What a thread of runWithOwnHeap runs, and the CPUs it may run on once it
@@ -284,7 +295,7 @@ static bool allocatesFromSmallMainHeap() {
 }
 
 void runWithOwnHeap(llvm::function_ref<void()> work) {
-  if (allocatesFromSmallMainHeap()) {
+  if (!fastPathEnabled(FastPath::OwnHeap) || allocatesFromSmallMainHeap()) {
     work();
     return;
   }
@@ -305,7 +316,8 @@ void runWithOwnHeap(llvm::function_ref<void()> work) {
 void runWithOwnHeap(llvm::function_ref<void()> work) { work(); }
 #endif
 
-#if defined(__GLIBC__) && defined(__linux__) && defined(MADV_HUGEPAGE)
+#if HOSTOFFLOAD_FAST_PATHS && defined(__GLIBC__) && defined(__linux__) &&      \
+    defined(MADV_HUGEPAGE)
 /// Makes an array ready after those ready already; returns its start, or
 /// null where it cannot.
 static char *addReadyArray() {
@@ -396,7 +408,10 @@ LargeArrayPreparation::LargeArrayPreparation(MeasurePreparedBytes measure) {
   // module is too small for its arrays to be mapped. Under a limit on the
   // address space, what is set aside could make another allocation fail.
   rlimit addressSpace;
-  if (allocatesFromSmallMainHeap() ||
+  // Arrays are made ready only for the huge-page arrays to take.
+  if (!fastPathEnabled(FastPath::PreparedArrays) ||
+      !fastPathEnabled(FastPath::HugePageArrays) ||
+      allocatesFromSmallMainHeap() ||
       getrlimit(RLIMIT_AS, &addressSpace) != 0 ||
       addressSpace.rlim_cur != RLIM_INFINITY)
     return;

@@ -5,10 +5,13 @@
 // a time: 55-70 ms for a JAX training step of 100k ops, half a second at 1M,
 // time in which the caller could already read the report. A single thread of
 // the library's own destroys such modules in the order they are handed over.
+// That thread is a fast path (hostoffload/FastPaths.h): on the plain path the
+// caller destroys the module itself.
 //
 //===----------------------------------------------------------------------===//
 
 #include "hostoffload/CAPI.h"
+#include "hostoffload/FastPaths.h"
 
 #include "mlir/CAPI/IR.h"
 #include "mlir/IR/Block.h"
@@ -35,6 +38,7 @@ void finish(Destruction &destruction) {
     destruction.done(destruction.userData);
 }
 
+#if HOSTOFFLOAD_FAST_PATHS
 /// The thread that destroys, started on first use. It waits for work without
 /// end: the process's exit does not wait for it, which is why callers that
 /// must know a destruction has ended (an interpreter about to finalize) wait.
@@ -139,6 +143,7 @@ BackgroundDestroyer &getDestroyer() {
   (void)made;
   return *destroyer;
 }
+#endif
 
 } // namespace
 
@@ -150,10 +155,19 @@ void hostoffloadDestroyBodyInBackground(MlirOperation module,
   body->getOperations().splice(body->end(),
                                moduleOp.getBody()->getOperations());
   Destruction destruction{std::move(body), done, userData};
-  if (!getDestroyer().add(destruction))
-    finish(destruction);
+#if HOSTOFFLOAD_FAST_PATHS
+  if (hostoffload::fastPathEnabled(
+          hostoffload::FastPath::BackgroundDestruction) &&
+      getDestroyer().add(destruction))
+    return;
+#endif
+  finish(destruction);
 }
 
 void hostoffloadWaitForBackgroundDestruction(void) {
-  getDestroyer().waitUntilIdle();
+#if HOSTOFFLOAD_FAST_PATHS
+  if (hostoffload::fastPathEnabled(
+          hostoffload::FastPath::BackgroundDestruction))
+    getDestroyer().waitUntilIdle();
+#endif
 }

@@ -2,6 +2,7 @@
 
 #include "hostoffload/CAPI.h"
 
+#include "hostoffload/FastPaths.h"
 #include "hostoffload/HostOffloadAnalysis.h"
 #include "hostoffload/ModuleVerifier.h"
 #include "hostoffload/ParallelParse.h"
@@ -428,6 +429,25 @@ HostoffloadLibtpuRelease hostoffloadGetLibtpuRelease(intptr_t index) {
 
 unsigned hostoffloadGetPathStepsAtEachEnd(void) {
   return hostoffload::kPathStepsAtEachEnd;
+}
+
+bool hostoffloadFastPathEnabled(MlirStringRef name) {
+  std::optional<hostoffload::FastPath> path =
+      hostoffload::parseFastPathName(unwrap(name));
+  return path && hostoffload::fastPathEnabled(*path);
+}
+
+intptr_t hostoffloadGetNumFastPaths(void) {
+  return static_cast<intptr_t>(hostoffload::getFastPathNames().size());
+}
+
+MlirStringRef hostoffloadGetFastPathName(intptr_t index) {
+  return wrap(llvm::StringRef(hostoffload::getFastPathNames()[index]));
+}
+
+void hostoffloadDescribeFastPaths(MlirStringCallback callback, void *userData) {
+  std::string description = hostoffload::describeFastPaths();
+  callback(wrap(llvm::StringRef(description)), userData);
 }
 
 intptr_t hostoffloadGetDefaultParallelBodyBytes(void) {

@@ -12,6 +12,8 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "hostoffload/FastPaths.h"
+
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/ADT/StringRef.h"
@@ -26,9 +28,15 @@ bool isNamespaceChar(char c) {
 
 } // namespace
 
+/// MLIR's `mlir::Dialect::isValidNamespace`, which the plain path calls.
+extern "C" bool __real__ZN4mlir7Dialect16isValidNamespaceEN4llvm9StringRefE(
+    llvm::StringRef);
+
 /// What the link calls instead of `mlir::Dialect::isValidNamespace`.
 extern "C" bool __wrap__ZN4mlir7Dialect16isValidNamespaceEN4llvm9StringRefE(
     llvm::StringRef str) {
+  if (!hostoffload::fastPathEnabled(hostoffload::FastPath::DialectNamespace))
+    return __real__ZN4mlir7Dialect16isValidNamespaceEN4llvm9StringRefE(str);
   return !str.empty() && isNamespaceStart(str.front()) &&
          llvm::all_of(str.drop_front(), isNamespaceChar);
 }

@@ -24,6 +24,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "hostoffload/FastPaths.h"
 #include "hostoffload/ParallelParse.h"
 
 #include "mlir/IR/BuiltinAttributes.h"
@@ -176,7 +177,8 @@ __wrap__ZN4mlir5LexerC1ERKN4llvm9SourceMgrEPNS_11MLIRContextEPNS_28AsmParserCode
     mlir::AsmParserCodeCompleteContext *codeCompleteContext) {
   __real__ZN4mlir5LexerC1ERKN4llvm9SourceMgrEPNS_11MLIRContextEPNS_28AsmParserCodeCompleteContextE(
       self, sourceMgr, context, codeCompleteContext);
-  getLexerTable().add(self, sourceMgr, context);
+  if (hostoffload::fastPathEnabled(hostoffload::FastPath::LexerLines))
+    getLexerTable().add(self, sourceMgr, context);
 }
 
 /// What the link calls instead of `mlir::Lexer::getEncodedSourceLocation`.

@@ -10,6 +10,7 @@
 
 #include "CachedDiagnosticHandler.h"
 
+#include "hostoffload/FastPaths.h"
 #include "hostoffload/HostOffloadAnalysis.h"
 
 #include "mlir/IR/BuiltinAttributes.h"
@@ -198,6 +199,8 @@ CachedDiagnosticHandler::CachedDiagnosticHandler(llvm::SourceMgr &sourceMgr,
                                                  MLIRContext *context)
     : SourceMgrDiagnosticHandler(sourceMgr, context),
       showsColors(llvm::WithColor::defaultAutoDetectFunction()(os)),
+      formatsEveryMessage(showsColors ||
+                          !fastPathEnabled(FastPath::DiagnosticFrames)),
       formatter(sourceMgr, context, formattedStream),
       input(*sourceMgr.getMemoryBuffer(sourceMgr.getMainFileID())),
       inputLines(input.getBuffer()) {
@@ -259,7 +262,7 @@ void CachedDiagnosticHandler::emit(Diagnostic &diagnostic) {
 }
 
 Location CachedDiagnosticHandler::emitCallStack(Location loc) {
-  if (showsColors)
+  if (formatsEveryMessage)
     return forEachCaller(loc, [&](Location caller) {
       emitMessage(caller, DiagnosticSeverity::Note, /*displaySourceLine=*/true,
                   printCalledFrom);
@@ -301,7 +304,7 @@ void CachedDiagnosticHandler::emitMessage(
     llvm::function_ref<void(llvm::raw_ostream &)> printMessage) {
   const FrameEntry &entry = getFrame(loc, severity, displaySourceLine);
   // In colour, MLIR's handler prints every message.
-  if (!entry.frame || showsColors) {
+  if (!entry.frame || formatsEveryMessage) {
     std::string message;
     llvm::raw_string_ostream messageStream(message);
     printMessage(messageStream);
@@ -423,6 +426,8 @@ CachedDiagnosticHandler::getWindow(FileLineColLoc file) {
 
 bool CachedDiagnosticHandler::formatAtInputLine(Location loc,
                                                 DiagnosticSeverity severity) {
+  if (!fastPathEnabled(FastPath::InputLines))
+    return false;
   // Without a location filter, MLIR's handler shows a file location itself.
   auto file = llvm::dyn_cast<FileLineColLoc>(loc);
   if (!file || file.getLine() == 0 || file.getColumn() == 0)

@@ -112,6 +112,10 @@ private:
   void noteFindingLocations(const mlir::Diagnostic &diagnostic);
 
   bool showsColors;
+  /// Whether every message is printed by MLIR's handler, its frame never
+  /// reused: in colour, and on the plain path (hostoffload/FastPaths.h), where
+  /// what stays of this handler is its windows and its note on debug info.
+  bool formatsEveryMessage;
   std::string formatted;
   llvm::raw_string_ostream formattedStream{formatted};
   /// MLIR's handler printing into `formatted`. It is registered before this

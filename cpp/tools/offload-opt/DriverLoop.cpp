@@ -9,6 +9,7 @@
 
 #include "CachedDiagnosticHandler.h"
 
+#include "hostoffload/FastPaths.h"
 #include "hostoffload/ParallelParse.h"
 
 #include "mlir/Bytecode/BytecodeWriter.h"
@@ -97,9 +98,11 @@ mlir::LogicalResult hostoffload::processWithoutTeardown(
   mlir::applyDefaultTimingManagerCLOptions(timingManager);
   mlir::TimingScope timing = timingManager.getRootScope();
 
-  // Without multithreading the parser does not lock the context's uniquers.
+  // Without multithreading the parser does not lock the context's uniquers
+  // (a fast path, as MlirOptMain keeps it on).
   bool multithreading = context.isMultithreadingEnabled();
-  context.disableMultithreading();
+  if (fastPathEnabled(FastPath::UnlockedParse))
+    context.disableMultithreading();
   // Resources of dialects that are not loaded pass through to the output.
   auto fallbackResourceMap = std::make_unique<mlir::FallbackAsmResourceMap>();
   auto parse = [&] {
@@ -119,8 +122,11 @@ mlir::LogicalResult hostoffload::processWithoutTeardown(
     fallbackResourceMap = std::make_unique<mlir::FallbackAsmResourceMap>();
     parsed = parse();
   }
-  // Released at once, so that it is never destroyed (see the header).
-  mlir::Operation *op = parsed.release();
+  // Released at once, so that it is never destroyed (see the header), but on
+  // the plain path, where it is destroyed on return as MlirOptMain does.
+  mlir::Operation *op = parsed.get();
+  if (fastPathEnabled(FastPath::KeptModule))
+    (void)parsed.release();
   parserTiming.stop();
   if (!op)
     return mlir::failure();

@@ -3,7 +3,11 @@
 // MlirOptMain owns the context and the parsed module and destroys both before
 // it returns: on a large module that takes longer than the check itself, after
 // the output is written. The loop here does the same work for the options it
-// repeats exactly and leaves the module to the operating system.
+// repeats exactly and leaves the module to the operating system. It also
+// installs the project's diagnostic handler (CachedDiagnosticHandler.h),
+// whose windows of wide source lines and note on debug info are behaviour,
+// not speed: on the plain path (hostoffload/FastPaths.h) the loop still runs,
+// but parses, destroys and prints as MlirOptMain does.
 //
 //===----------------------------------------------------------------------===//
 
@@ -44,7 +48,8 @@ bool isNullDevice(llvm::StringRef outputFilename);
 /// printed as text, which cannot fail and which no one would read; the
 /// report then has no "Output". The parsed module is never destroyed: the
 /// caller exits once the output is written, and the operating system frees
-/// the memory.
+/// the memory. Both are fast paths: on the plain path the module is
+/// destroyed before return (the caller passes `outputDiscarded` false).
 mlir::LogicalResult processWithoutTeardown(
     llvm::raw_ostream &output, std::unique_ptr<llvm::MemoryBuffer> input,
     mlir::DialectRegistry &registry, const mlir::MlirOptMainConfig &config,

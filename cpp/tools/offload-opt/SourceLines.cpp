@@ -2,6 +2,8 @@
 
 #include "SourceLines.h"
 
+#include "hostoffload/FastPaths.h"
+
 #include <cstdint>
 #include <cstring>
 
@@ -9,7 +11,8 @@ namespace hostoffload {
 
 SourceLines::SourceLines(llvm::StringRef text)
     : text(text), checkpoints{text.begin()} {
-  if (text.size() < kScanAheadBytes)
+  // The thread is a fast path (hostoffload/FastPaths.h).
+  if (text.size() < kScanAheadBytes || !fastPathEnabled(FastPath::InputLines))
     return;
   checkpoints.reserve(text.size() / 64 / kLinesPerCheckpoint + 1);
   auto scan = [](void *lines) -> void * {

@@ -10,6 +10,7 @@
 
 #include "DriverLoop.h"
 
+#include "hostoffload/FastPaths.h"
 #include "hostoffload/ModuleVerifier.h"
 #include "hostoffload/Passes.h"
 
@@ -85,7 +86,8 @@ static void exitOnClosedPipe(int) {
 
 static void printVersion(llvm::raw_ostream &os) {
   os << "offload-opt (hostoffload) " << HOSTOFFLOAD_VERSION << "\n"
-     << "MLIR " << LLVM_VERSION_STRING << "\n";
+     << "MLIR " << LLVM_VERSION_STRING << "\n"
+     << "fast paths: " << hostoffload::describeFastPaths() << "\n";
 }
 
 /// `config` with MLIR's verifier off and ours in the pipeline instead: after
@@ -159,7 +161,9 @@ static mlir::LogicalResult runDriver(llvm::StringRef inputFilename,
           ? mlir::MlirOptMain(output->os(), std::move(input), registry, config)
           : hostoffload::processWithoutTeardown(
                 output->os(), std::move(input), registry, config,
-                hostoffload::isNullDevice(outputFilename));
+                hostoffload::fastPathEnabled(
+                    hostoffload::FastPath::DiscardedOutput) &&
+                    hostoffload::isNullDevice(outputFilename));
   if (mlir::failed(processed))
     return mlir::failure();
   output->keep();
@@ -168,23 +172,24 @@ static mlir::LogicalResult runDriver(llvm::StringRef inputFilename,
 
 int main(int argc, char **argv) {
 #if defined(__GLIBC__)
-  // Once it has parsed a function, MLIR's parser frees the small chunks that
-  // held the names of its values. glibc keeps such chunks in its fast bins,
-  // unmerged, until an allocation of 1 KiB or more merges them all at once:
-  // 0.45 s after the parse of a function of a million ops, a tenth of the
-  // run (docs/performance.md). Without fast bins each chunk is merged as it
-  // is freed, while it is still in the caches.
-  mallopt(M_MXFAST, 0);
+  // A fast path (hostoffload/FastPaths.h). Once it has parsed a function,
+  // MLIR's parser frees the small chunks that held the names of its values.
+  // glibc keeps such chunks in its fast bins, unmerged, until an allocation
+  // of 1 KiB or more merges them all at once (docs/performance.md). Without
+  // fast bins each chunk is merged as it is freed, while it is still in the
+  // caches.
+  if (hostoffload::fastPathEnabled(hostoffload::FastPath::FastBinsOff))
+    mallopt(M_MXFAST, 0);
 #endif
   // LLVM's own SIGPIPE handler exits with EX_IOERR (74).
   llvm::InitLLVM initLLVM(argc, argv, /*InstallPipeSignalExitHandler=*/false);
   std::signal(SIGPIPE, exitOnClosedPipe);
-  // A large model can produce tens of thousands of diagnostics; unbuffered,
-  // each would cost several system calls. raw_ostream flushes at exit. The
-  // buffer holds as much as a pipe does on Linux: with the 4 KiB buffer that
-  // SetBuffered() picks for a pipe, the 0.5 MB a 10k-op model reports took
-  // 120 writes, each waking the reader, where 64 KiB take 8.
-  llvm::errs().SetBufferSize(size_t(64) << 10);
+  // A fast path. A large model can produce tens of thousands of diagnostics;
+  // unbuffered, each would cost several system calls. raw_ostream flushes at
+  // exit. The buffer holds as much as a pipe does on Linux, so that the
+  // reader is woken once a pipe's worth.
+  if (hostoffload::fastPathEnabled(hostoffload::FastPath::StderrBuffer))
+    llvm::errs().SetBufferSize(size_t(64) << 10);
   mlir::DialectRegistry registry;
   registry.insert<mlir::func::FuncDialect>();
   hostoffload::registerHostOffloadPasses();

@@ -1,7 +1,10 @@
 // Where the output is the null device (-o /dev/null, or standard output sent
 // there), offload-opt does not print the module as text: the timing report
 // then has no "Output". Diagnostics and exit codes are those of a run that
-// prints it; bytecode is still written, and its errors still reported.
+// prints it; bytecode is still written, and its errors still reported. Not
+// printing is a fast path: on the plain path the module is printed.
+
+// REQUIRES: fast-paths
 
 // RUN: offload-opt %s --host-offload-check --mlir-timing -o /dev/null 2> %t.discarded.err
 // RUN: FileCheck %s --check-prefix=DISCARDED < %t.discarded.err
