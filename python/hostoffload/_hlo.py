@@ -72,20 +72,29 @@ def _continues(line: str, depth: int) -> bool:
 def _open_brackets(line: str, depth: int) -> int:
     """``depth`` plus the brackets ``line`` opens outside string literals, less those it
     closes."""
+    for _, char in _outside_strings(line, 0):
+        if char in "({[":
+            depth += 1
+        elif char in ")}]":
+            depth -= 1
+    return depth
+
+
+def _outside_strings(line: str, start: int) -> Iterator[tuple[int, str]]:
+    """The characters of ``line`` from ``start`` on that are outside string literals (the
+    quotes included), with their indices."""
     in_string = False
     escaped = False
-    for char in line:
+    for index in range(start, len(line)):
+        char = line[index]
         if escaped:
             escaped = False
         elif char == "\\":
             escaped = True
         elif char == '"':
             in_string = not in_string
-        elif not in_string and char in "({[":
-            depth += 1
-        elif not in_string and char in ")}]":
-            depth -= 1
-    return depth
+        elif not in_string:
+            yield index, char
 
 
 def _prepare_lines(statements: Iterable[tuple[int, str]], quoted_file: str) -> Iterator[str]:
@@ -142,19 +151,7 @@ def _metadata_start(line: str) -> int | None:
 
 
 def _closing_brace(line: str, start: int) -> int | None:
-    in_string = False
-    escaped = False
-    for index in range(start, len(line)):
-        char = line[index]
-        if escaped:
-            escaped = False
-        elif char == "\\":
-            escaped = True
-        elif char == '"':
-            in_string = not in_string
-        elif char == "}" and not in_string:
-            return index
-    return None
+    return next((index for index, char in _outside_strings(line, start) if char == "}"), None)
 
 
 def _hlo_string(text: str) -> str:

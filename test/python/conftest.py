@@ -41,6 +41,10 @@ def recordings(directory: Path) -> dict[str, dict[str, Any]]:
     }
 
 
+# What every recording says of the libtpu that made it.
+RECORDED_VERSIONS = ("jax", "jaxlib", "libtpu", "platform_version", "topology", "date")
+
+
 def recorded_release(document: dict[str, Any]) -> str:
     """The XLA release of the libtpu that made a recording, known by its build line."""
     return xla_release_of_platform_version(document["generated"]["platform_version"])

@@ -29,6 +29,7 @@ from conftest import (
     DMA_HBM_TO_HBM,
     KNOWN_DISAGREEMENTS,
     MODULES,
+    RECORDED_VERSIONS,
     RECORDED_XLA_RELEASE,
     RECORDINGS,
     VERDICTS,
@@ -141,7 +142,7 @@ def test_other_releases_compiled_the_recorded_modules() -> None:
     """Each other recording compiled modules of verdicts.json, as they are on disk."""
     for recording, document in RECORDINGS.items():
         generated = document["generated"]
-        for key in ("jax", "jaxlib", "libtpu", "platform_version", "topology", "date"):
+        for key in RECORDED_VERSIONS:
             assert generated.get(key), (recording, key)
         if recording == "verdicts.json":
             continue

@@ -20,6 +20,7 @@ from typing import Any
 import pytest
 from conftest import (
     DIFFERENTIAL_DIR,
+    RECORDED_VERSIONS,
     e1200_outputs_in,
     recorded_release,
     recordings,
@@ -105,7 +106,7 @@ def test_other_releases_compiled_the_recorded_programs() -> None:
     """Each other recording compiled the programs whose dumps are on disk, as they are."""
     for recording, document in RECORDINGS.items():
         generated = document["generated"]
-        for key in ("jax", "jaxlib", "libtpu", "platform_version", "topology", "date"):
+        for key in RECORDED_VERSIONS:
             assert generated.get(key), (recording, key)
         if recording == "verdicts.json":
             continue
