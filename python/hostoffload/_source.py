@@ -35,7 +35,7 @@ from hostoffload._print import generic_text
 from hostoffload.diagnostic import Diagnostic, InputError, Location, Note
 from hostoffload.mlir import ir
 from hostoffload.mlir._mlir_libs import _hostoffload
-from hostoffload.platforms import OFFLOADING_PLATFORMS
+from hostoffload.platforms import REPORTED_PLATFORMS
 
 # Modules torn down on the library's thread hold their contexts until it is done: the
 # interpreter must not finalize before.
@@ -49,9 +49,6 @@ TEXT_RULE = (
     "it contains a newline, is blank, or starts (after blanks) with '\"', '#', '//', "
     "'module' followed by a blank, '{' or '@', 'func.func' or 'HloModule' followed by a blank"
 )
-
-# The platforms a report may name: those that offload, and CPU, whose lowering it warns of.
-REPORTED_PLATFORMS = OFFLOADING_PLATFORMS | {"cpu"}
 
 UNSUPPORTED = (
     "expected MLIR or HLO text (str or bytes), a serialized jax.export artifact (bytes), a path, "

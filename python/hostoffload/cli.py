@@ -358,8 +358,9 @@ def _run(args: argparse.Namespace) -> int:
     action = "warn" if args.warn else "error"
     strict = args.strict if args.strict is not None else bool(config.strict)
     ignore = [*args.ignore, *config.ignore]
-    options = {"strict": strict, "ignore": ignore, "platform": platform}
-    with watch(action, **options, xla_release=args.xla_release):
+    with watch(
+        action, strict=strict, ignore=ignore, platform=platform, xla_release=args.xla_release
+    ):
         try:
             # By the absolute path that `python SCRIPT` names the script's frames by.
             runpy.run_path(os.path.join(os.getcwd(), args.script), run_name="__main__")

@@ -175,7 +175,6 @@ class watch:  # Lower case: it reads as a function, ``with hostoffload.watch():`
         name = _module_name(module)
         try:
             report = _check(module, self.strict, self.xla_release, name, platform)
-            outputs = output_paths(module)
         except InputError as error:
             # Never keep a program from compiling because we could not read it.
             _warn_unchecked(name, str(error))
@@ -183,6 +182,8 @@ class watch:  # Lower case: it reads as a function, ``with hostoffload.watch():`
         report = report.ignoring(self.ignore)
         if report.ok:
             return None
+        # Read only for a program with errors: every program JAX compiles comes through here.
+        outputs = output_paths(module)
         mismatch = MismatchError(report, outputs)
         self.mismatches.append(mismatch)
         if self.action == "warn":

@@ -16,6 +16,8 @@ DEFAULT_PLATFORM: Platform = "tpu"
 #: Platforms whose XLA runs the host offloader: what JAX compiles for them is what to check.
 #: XLA:CPU removes the placement annotations instead, and JAX does not emit them for CPU.
 OFFLOADING_PLATFORMS = frozenset({"tpu", "cuda", "rocm"})
+#: The platforms a report may name: those that offload, and CPU, whose dumps it warns of.
+REPORTED_PLATFORMS = OFFLOADING_PLATFORMS | {"cpu"}
 
 ENVIRONMENT_VARIABLE = "HOSTOFFLOAD_PLATFORM"
 
