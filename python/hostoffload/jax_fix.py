@@ -232,7 +232,7 @@ def plan(errors: Iterable[Finding], outputs: Sequence[Output] | None) -> JaxFix 
         if finding.more_starts or not all(start in moves for start in finding.starts)
     ]
     host_outputs = tuple(sorted({f.output_index for f in kept if f.output_index is not None}))
-    text = _out_shardings(kept, outputs) if kept else None
+    text = _out_shardings(kept, host_outputs, outputs) if kept else None
     ordered = sorted(moves.values(), key=lambda move: _position(move.location))
     return JaxFix(tuple(ordered), host_outputs, text)
 
@@ -311,9 +311,11 @@ def _place(location: Location) -> str:
     return f"{location.file}:{location.line}"
 
 
-def _out_shardings(kept: Sequence[Finding], outputs: Sequence[Output] | None) -> str:
-    """The ``out_shardings`` text keeping the outputs of ``kept`` in host memory."""
-    failing = sorted({f.output_index for f in kept if f.output_index is not None})
+def _out_shardings(
+    kept: Sequence[Finding], failing: Sequence[int], outputs: Sequence[Output] | None
+) -> str:
+    """The ``out_shardings`` text keeping the outputs of ``kept``, whose indices are
+    ``failing``, in host memory."""
     if outputs is None:
         paths = [f.result_info for f in kept]
         if all(paths):
