@@ -2,7 +2,7 @@
 
 The JAX programs the tests run on are those of the differential suite (``test/differential``):
 real TPU lowerings of ``tools/differential/catalogue.py``, each with XLA:TPU's verdict in
-``verdicts.json`` (docs/differential.md).
+``verdicts.json`` (docs/differential.md), in folders by kind (``tools/differential/layout.py``).
 """
 
 from __future__ import annotations
@@ -21,10 +21,11 @@ import pytest
 from hostoffload import Report
 from hostoffload.mlir import ir
 from hostoffload.releases import newest_xla_release, xla_release_of_platform_version, xla_releases
+from tools.differential import layout
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 EXAMPLE = REPO_ROOT / "examples" / "offloaded_state.mlir"
-DIFFERENTIAL_DIR = REPO_ROOT / "test" / "differential"
+DIFFERENTIAL_DIR = layout.SUITE
 VERDICTS: dict[str, Any] = json.loads((DIFFERENTIAL_DIR / "verdicts.json").read_text())
 MODULES: dict[str, dict[str, Any]] = VERDICTS["modules"]
 # The XLA release of the libtpu that recorded the verdicts, known by its build line: the
@@ -65,7 +66,7 @@ E1200_OUTPUT = re.compile(r"error: E1200: .*?; output (\d+)")
 
 def differential_module(name: str) -> Path:
     """The recorded module ``name`` of the differential suite."""
-    return DIFFERENTIAL_DIR / f"{name}.mlir"
+    return layout.module_path(DIFFERENTIAL_DIR, name, MODULES[name])
 
 
 def xla_e1200_outputs(name: str) -> list[int] | None:
@@ -147,7 +148,7 @@ SPLIT_MARKER = re.compile(rb"^// -----\s*$", re.MULTILINE)
 def module_inputs() -> Iterator[tuple[str, bytes]]:
     """Every JAX lowering of the differential suite, the example, and every module of the lit
     tests (tuple outputs, long paths, HLO-style modules, bad input), with their names."""
-    for path in sorted(DIFFERENTIAL_DIR.glob("*.mlir")) + [EXAMPLE]:
+    for path in layout.recorded_modules(DIFFERENTIAL_DIR) + [EXAMPLE]:
         yield path.stem, path.read_bytes()
     for path in sorted((REPO_ROOT / "test" / "lit").glob("*/*.mlir")):
         for index, text in enumerate(SPLIT_MARKER.split(path.read_bytes())):

@@ -45,6 +45,7 @@ from conftest import (
 from hostoffload.mlir import ir, passmanager
 from hostoffload.mlir._mlir_libs import _hostoffload
 from hostoffload.releases import newest_xla_release, xla_releases
+from tools.differential import layout
 
 
 def xla_release_of(recording: str) -> str:
@@ -123,13 +124,19 @@ def test_recorded_data_is_complete() -> None:
     generated = VERDICTS["generated"]
     for key in ("jax", "jaxlib", "libtpu", "platform_version", "topology", "date"):
         assert generated.get(key), key
-    on_disk = {path.stem for path in DIFFERENTIAL_DIR.glob("*.mlir")}
-    assert sorted(set(MODULES) - on_disk) == [], "listed in verdicts.json but missing"
-    assert sorted(on_disk - set(MODULES)) == [], "stray .mlir not listed in verdicts.json"
+    # Every module in the folder of its kind; sibling/ is a suite of its own.
+    on_disk = {
+        str(path.relative_to(DIFFERENTIAL_DIR))
+        for path in DIFFERENTIAL_DIR.rglob("*.mlir")
+        if not path.is_relative_to(layout.SIBLING_SUITE)
+    }
+    listed = {str(differential_module(name).relative_to(DIFFERENTIAL_DIR)) for name in MODULES}
+    assert sorted(listed - on_disk) == [], "listed in verdicts.json but missing"
+    assert sorted(on_disk - listed) == [], "stray .mlir: not in verdicts.json, or not in its kind"
     programs = [n for n, e in MODULES.items() if e["kind"] == "program"]
     assert len(programs) >= 40
     for name, entry in MODULES.items():
-        assert entry["kind"] in {"program", "jax_mutant", "attr_mutant", "fix_host", "fix_device"}
+        assert entry["kind"] in layout.KIND_FOLDERS, name
         assert isinstance(entry["description"], str) and entry["description"], name
         outputs = xla_e1200_outputs(name)
         if outputs is not None:

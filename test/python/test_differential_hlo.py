@@ -19,7 +19,6 @@ from typing import Any
 
 import pytest
 from conftest import (
-    DIFFERENTIAL_DIR,
     RECORDED_VERSIONS,
     e1200_outputs_in,
     recorded_release,
@@ -30,10 +29,11 @@ from conftest import (
 import hostoffload
 from hostoffload import _convert, _forms
 from hostoffload.report import Report
+from tools.differential import layout
 
 pytest.importorskip("jax", reason="HLO text is converted through jaxlib")
 
-HLO_DIR = DIFFERENTIAL_DIR / "hlo"
+HLO_DIR = layout.HLO_SUITE
 # Each libtpu release's verdicts on the programs, by file name.
 RECORDINGS = recordings(HLO_DIR)
 VERDICTS: dict[str, Any] = RECORDINGS["verdicts.json"]

@@ -18,12 +18,12 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import REPO_ROOT
 
 import hostoffload
 from hostoffload.releases import newest_xla_release, xla_release_of_platform_version, xla_releases
+from tools.differential import layout
 
-SIBLING_DIR = REPO_ROOT / "test" / "differential" / "sibling"
+SIBLING_DIR = layout.SIBLING_SUITE
 # Each recording by its file name: what one libtpu release said of every program.
 RECORDINGS: dict[str, dict[str, Any]] = {
     path.name: json.loads(path.read_text()) for path in sorted(SIBLING_DIR.glob("verdicts*.json"))

@@ -21,6 +21,7 @@ import hostoffload
 from hostoffload import InputError, Report, _convert, _hlo, check, fix
 from hostoffload._driver import input_index
 from hostoffload._forms import Form, find_dump_files, read_head, recognise
+from tools.differential import layout
 
 jax = pytest.importorskip("jax")
 
@@ -102,7 +103,7 @@ def test_no_module_of_the_suites_is_taken_for_python() -> None:
     lit = REPO_ROOT / "test" / "lit"
     patterns = ("*.mlir", "*.mlirbc", "*.hlo.txt", "*.before_optimizations.txt", "*.export")
     modules = [
-        *(REPO_ROOT / "test" / "differential").glob("*.mlir"),
+        *layout.recorded_modules(layout.SUITE),
         *(
             path
             for pattern in patterns

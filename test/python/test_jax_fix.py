@@ -12,12 +12,13 @@ from collections.abc import Callable
 from typing import Any
 
 import pytest
-from conftest import DIFFERENTIAL_DIR, EXAMPLE, MODULES, differential_module
+from conftest import EXAMPLE, MODULES, differential_module
 
 import hostoffload
 import hostoffload.testing
 from hostoffload import Report, check, jax_fix
 from hostoffload.jax_fix import JaxFix, Output
+from tools.differential import layout
 
 jax = pytest.importorskip("jax")
 jnp = pytest.importorskip("jax.numpy")
@@ -27,7 +28,7 @@ from jax.sharding import SingleDeviceSharding  # noqa: E402
 CPU = jax.devices("cpu")[0]
 PINNED = SingleDeviceSharding(CPU, memory_kind="pinned_host")
 ONLY_FAILING = "only the outputs that fail are known here"
-HLO_DIR = DIFFERENTIAL_DIR / "hlo"
+HLO_DIR = layout.HLO_SUITE
 
 
 def arg(sharding: SingleDeviceSharding) -> jax.ShapeDtypeStruct:

@@ -20,6 +20,7 @@ from hostoffload.diagnostic import Diagnostic, Location, Note
 from hostoffload.mlir import ir
 from hostoffload.mlir._mlir_libs import _hostoffload
 from hostoffload.report import LOCATION_FORMS, Finding, Fix, LocationForm, PathStep, Start
+from tools.differential import layout
 
 SCHEMA: dict[str, Any] = json.loads(
     (REPO_ROOT / "python" / "hostoffload" / "report.schema.json").read_text()
@@ -253,7 +254,7 @@ def test_locations_read_from_the_table_are_spelled_as_mlir_prints_them() -> None
     location of a finding's report is the printed location of an op or a block argument of
     the module."""
     checked = 0
-    for path in sorted(DIFFERENTIAL_DIR.glob("*.mlir")) + [EXAMPLE]:
+    for path in layout.recorded_modules(DIFFERENTIAL_DIR) + [EXAMPLE]:
         with ir.Context() as context:
             context.enable_multithreading(False)
             module, _ = _hostoffload.parse(context, path.read_bytes(), path.name.encode())

@@ -8,11 +8,12 @@ sibling differential catalogue, whose verdicts XLA:TPU gave (test_differential_s
 from pathlib import Path
 
 import pytest
-from conftest import REPO_ROOT, run_hostoffload, run_offload_opt
+from conftest import run_hostoffload, run_offload_opt
 
 import hostoffload
+from tools.differential import layout
 
-SIBLING_DIR = REPO_ROOT / "test" / "differential" / "sibling"
+SIBLING_DIR = layout.SIBLING_SUITE
 # XLA's HOE102 programs: a row moved to host written into a device argument.
 DUS_INTO_DEVICE_ARG = SIBLING_DIR / "s_dus_offload_into_device_arg.mlir"
 DUS_INTO_BOTH_ARGS = SIBLING_DIR / "s_dus_offload_into_both_args.mlir"

@@ -6,7 +6,7 @@ import json
 import re
 
 import pytest
-from conftest import DIFFERENTIAL_DIR, run_hostoffload
+from conftest import differential_module, run_hostoffload
 
 import hostoffload
 from hostoffload.compile_hook import watch
@@ -16,9 +16,10 @@ from hostoffload.releases import (
     xla_release_of_platform_version,
     xla_releases,
 )
+from tools.differential import layout
 
-SCAN_INTO_DEVICE_CARRY = DIFFERENTIAL_DIR / "sibling" / "s_scan_offload_into_device_carry.mlir"
-UNPINNED_SINGLE_OUTPUT = DIFFERENTIAL_DIR / "unpinned_host_single_output.mlir"
+SCAN_INTO_DEVICE_CARRY = layout.SIBLING_SUITE / "s_scan_offload_into_device_carry.mlir"
+UNPINNED_SINGLE_OUTPUT = differential_module("unpinned_host_single_output")
 BUILD_OF_0_0_42_1 = (
     "PJRT C API\nTFRT TPU v5 lite\nBuilt on Jun 17 2026 11:08:48 (1781719728) cl/933746096"
 )

@@ -49,8 +49,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from tools.differential import layout
+
 REPO_ROOT = Path(__file__).resolve().parents[2]
-SOURCE_DIR = REPO_ROOT / "test" / "differential"
 TOPOLOGY = "v5e:2x2"
 
 # The dump files of each form, by the end of their names (XLA prefixes the module's name).
@@ -219,7 +220,7 @@ PROGRAMS = (
 def source_text(program: HloProgram, device: Any) -> str:
     """The generic-form module of ``program``: recorded, or lowered for ``device``."""
     if program.fn is None:
-        return (SOURCE_DIR / f"{program.source}.mlir").read_text()
+        return layout.recorded_module(layout.SUITE, program.source).read_text()
     import jax
     import jax.numpy as jnp
     from jax.sharding import SingleDeviceSharding

@@ -30,10 +30,10 @@ import time
 from pathlib import Path
 from typing import Any
 
+from tools.differential import layout
 from tools.differential.catalogue import JAX_FIXED
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
-SUITE = REPO_ROOT / "test" / "differential"
 FIX_KINDS = ("fix_host", "fix_device")
 # Where XLA:TPU places an output of each declared memory kind, where it is not that kind.
 PLACED_KIND = {"unpinned_host": "device"}
@@ -48,7 +48,7 @@ def single_device_modules(verdicts: dict[str, Any], only: str | None) -> list[st
         for name, module in verdicts["modules"].items()
         if module.get("devices", 1) == 1
         and "xla" in module
-        and (SUITE / f"{name}.mlir").is_file()
+        and layout.module_path(layout.SUITE, name, module).is_file()
         and (only is None or re.search(only, name))
     ]
 
@@ -314,7 +314,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--out", type=Path, help="the results (JSON), written as they come")
     parser.add_argument("--only", help="only the modules whose name matches this")
-    parser.add_argument("--verdicts", type=Path, default=SUITE / "verdicts.json")
+    parser.add_argument("--verdicts", type=Path, default=layout.SUITE / "verdicts.json")
     parser.add_argument(
         "--platform",
         default="tpu",
@@ -336,10 +336,12 @@ def main() -> None:
     started = time.perf_counter()
     for seed, name in enumerate(names):
         module = verdicts["modules"][name]
-        request: dict[str, Any] = {"module": str(SUITE / f"{name}.mlir"), "seed": seed}
+        path = layout.module_path(layout.SUITE, name, module)
+        request: dict[str, Any] = {"module": str(path), "seed": seed}
         original = original_of(name, module)
         if original is not None:
-            request["base"] = str(SUITE / f"{original}.mlir")
+            base = layout.module_path(layout.SUITE, original, verdicts["modules"][original])
+            request["base"] = str(base)
         answer = worker.ask(request)
         results[name] = answer if answer is not None else {"status": "crash"}
         document = {

@@ -14,7 +14,8 @@ Needs a venv with ``jax==0.10.2 jaxlib==0.10.2`` and a libtpu release from 0.0.4
 
     ../oracle-venv/bin/python -m tools.differential.run --out test/differential
 
-writes ``test/differential/<module>.mlir`` (generic form) and ``verdicts.json``, which
+writes ``verdicts.json`` and each module, in generic form, to a folder of its kind
+(``layout.py``): ``test/differential/programs/<module>.mlir`` and so on, which
 ``test/python/test_differential.py`` checks without libtpu. ``--recompile --verdicts
 verdicts-libtpu-0.0.52.json`` compiles the modules recorded there with another libtpu
 release instead, into a verdicts file of its own. Every libtpu job runs in its own process,
@@ -46,7 +47,7 @@ from pathlib import Path
 from typing import Any
 
 from hostoffload.releases import xla_release_named, xla_release_of_platform_version
-from tools.differential import mlir_text
+from tools.differential import layout, mlir_text
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 # libtpu's own lock file: libtpu fixes its path, and holds it while a process uses the TPU.
@@ -622,7 +623,7 @@ def recompile(settings: Settings, out: Path, only: str | None) -> dict[str, Any]
     for name, entry in recorded.items():
         if pattern and not pattern.search(entry["program"]):
             continue
-        texts[name] = (out / f"{name}.mlir").read_text()
+        texts[name] = layout.module_path(out, name, entry).read_text()
         modules[name] = {k: v for k, v in entry.items() if k not in RECORDED_KEYS}
         modules[name]["module_sha256"] = hashlib.sha256(texts[name].encode()).hexdigest()
     say(settings, f"{len(modules)} recorded modules; checking as XLA {settings.xla_release}")
@@ -694,13 +695,15 @@ def write(
         regenerated = {e["program"] for e in result["modules"].values()}
         kept = json.loads(verdicts_path.read_text())["modules"]
         modules = {n: e for n, e in kept.items() if e["program"] not in regenerated}
-    if not recompiled:
-        for stale in out.glob("*.mlir"):
-            if stale.stem not in modules and stale.stem not in result["modules"]:
-                stale.unlink()
-        for name in result["modules"]:
-            (out / f"{name}.mlir").write_text(result["texts"][name])
     modules.update(result["modules"])
+    if not recompiled:
+        paths = {layout.module_path(out, name, entry) for name, entry in modules.items()}
+        for stale in set(layout.recorded_modules(out)) - paths:
+            stale.unlink()
+        for name, entry in result["modules"].items():
+            path = layout.module_path(out, name, entry)
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_text(result["texts"][name])
     document = {
         "generated": {
             **result["versions"],
@@ -778,7 +781,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
-    parser.add_argument("--out", type=Path, default=REPO_ROOT / "test" / "differential")
+    parser.add_argument("--out", type=Path, default=layout.SUITE)
     parser.add_argument("--only", help="regex: regenerate only the programs it matches")
     parser.add_argument("--offload-opt", help="the checker (default: next to python, PATH)")
     parser.add_argument("--timeout", type=float, default=600.0, help="seconds per libtpu job")

@@ -54,9 +54,11 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import IO, Any, BinaryIO
 
+from tools.differential import layout
+
 REPO_ROOT = Path(__file__).resolve().parents[2]
+# Besides the differential suite's modules (layout.recorded_modules).
 SEED_GLOBS = (
-    "test/differential/*.mlir",
     "test/lit/check/*.mlir",
     "test/lit/fix/*.mlir",
     "test/lit/robustness/*.mlir",
@@ -80,21 +82,20 @@ def load_seeds() -> list[str]:
     from hostoffload.mlir import ir
 
     seeds: list[str] = []
-    for pattern in SEED_GLOBS:
-        for path in sorted(REPO_ROOT.glob(pattern)):
-            for chunk in path.read_text(errors="surrogateescape").split("// -----"):
-                with ir.Context() as context:
-                    context.allow_unregistered_dialects = True
-                    context.enable_multithreading(False)
-                    try:
-                        module = ir.Module.parse(chunk)
-                    except (ir.MLIRError, RuntimeError, TypeError):
-                        continue
-                    operation = module.operation
-                    seeds.append(operation.get_asm(print_generic_op_form=True))
-                    seeds.append(
-                        operation.get_asm(print_generic_op_form=True, enable_debug_info=True)
-                    )
+    paths = layout.recorded_modules(layout.SUITE)
+    paths += [path for pattern in SEED_GLOBS for path in sorted(REPO_ROOT.glob(pattern))]
+    for path in paths:
+        for chunk in path.read_text(errors="surrogateescape").split("// -----"):
+            with ir.Context() as context:
+                context.allow_unregistered_dialects = True
+                context.enable_multithreading(False)
+                try:
+                    module = ir.Module.parse(chunk)
+                except (ir.MLIRError, RuntimeError, TypeError):
+                    continue
+                operation = module.operation
+                seeds.append(operation.get_asm(print_generic_op_form=True))
+                seeds.append(operation.get_asm(print_generic_op_form=True, enable_debug_info=True))
     return seeds
 
 
