@@ -8,7 +8,7 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import Any
 
-from hostoffload import _errors, _source
+from hostoffload import _errors, _generic, _source
 from hostoffload.diagnostic import InputError, locations_from_json
 from hostoffload.jax_fix import Output
 from hostoffload.mlir import ir, passmanager
@@ -178,7 +178,7 @@ def fix_named(
         verified, errors = _hostoffload.verify(module.operation)
         if not verified:
             raise InputError(*_errors.parse_errors(errors), source=module.name)
-        return _source.generic_form(module.operation)
+        return _generic.generic_form(module.operation)
 
 
 def _require_entry(entry: str | None, name: str | None) -> None:

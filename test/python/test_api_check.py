@@ -9,7 +9,7 @@ from conftest import EXAMPLE, PROGRAMS, REPO_ROOT, differential_module, xla_e120
 
 import hostoffload
 from hostoffload import InputError, Location, Report, check
-from hostoffload._source import is_text
+from hostoffload._generic import is_text
 from hostoffload.mlir import ir
 
 TWO_PUBLIC_FUNCTIONS = """

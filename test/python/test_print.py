@@ -8,7 +8,7 @@ import os
 import pytest
 from conftest import EXAMPLE
 
-from hostoffload import _print, _source
+from hostoffload import _generic, _print, _source
 from hostoffload.mlir import ir
 
 GET_ASM = {"binary": True, "print_generic_op_form": True, "enable_debug_info": True}
@@ -43,4 +43,4 @@ def test_own_module_prints_as_get_asm_does() -> None:
         module.operation.attributes["test.bytes"] = ir.Attribute.parse('"\\FF"')
         text = _print.generic_text(module.operation)
         assert text == module.operation.get_asm(**GET_ASM)
-        assert _source.generic_form(module.operation) == text.decode("utf-8", "surrogateescape")
+        assert _generic.generic_form(module.operation) == text.decode("utf-8", "surrogateescape")
