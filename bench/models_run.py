@@ -4,42 +4,32 @@ For every model, variant (``ok``, ``e1200``) and size it reports, in one run:
 
 - JAX's lowering (``jax.jit(step).trace(*args).lower(lowering_platforms=("tpu",))``) and the
   module's op count;
-- ``hostoffload.check(lowered)`` end to end, and the same steps timed one by one: ``print``
-  (jaxlib prints the generic text), ``parse`` (our MLIR parses it), ``analysis`` (the C++
-  analysis alone), ``report`` (what ``check()`` does after it: the extension makes the
-  ``Report``'s objects from the analysis); and, for the ideas of issue 20, the print without
-  debug information, the report built with Python's cyclic GC on, and the routes before,
-  each beyond the analysis: the dicts ``json.loads`` would make (``report_values_s``) read
-  by ``Report.from_json`` (``report_from_values_s``, both), and the JSON text written by the
-  C API and decoded by ``json.loads`` (``json_route_s``);
-- the findings: how many, their JSON's size, and how much of it is the table of distinct
-  locations they refer to;
-- ``offload-opt``'s native driver (which reads the generic text as it is) on the text: MLIR's
-  parse and the check pass (``--mlir-timing``), with its peak RSS; and the peak RSS of the
-  measuring process after lowering and after checking;
-- ``offload-opt`` on ``lowered.as_text()`` (pretty StableHLO, what a user saves): the whole
-  run, once, through the command a user types (which converts the text with jaxlib in a
-  child first), its E1200 and the megabytes of its messages;
+- ``hostoffload.check(lowered)`` end to end, as a user calls it;
+- ``offload-opt --host-offload-check`` on the module's generic text, end to end (start to
+  exit), with MLIR's parse and the check pass from ``--mlir-timing`` and its peak RSS;
+- ``offload-opt`` on ``lowered.as_text()`` (pretty StableHLO, what a user saves) through the
+  command a user types, which converts the text with jaxlib in a child first;
 - with ``--xla``, XLA:TPU's time from the text to its verdict (needs libtpu, one process at a
   time: the differential harness's lock is held meanwhile).
 
-``--plain`` measures the plain path instead: ``HOSTOFFLOAD_PLAIN=1`` is set for every process
-it runs, which turns off every fast path the library and ``offload-opt`` can turn off at run
-time (cpp/include/hostoffload/FastPaths.h; docs/performance.md, "The fast paths");
-``--plain NAMES`` turns off only those named (comma-separated, from FastPaths.def). ``--both``
-(or ``--both NAMES``) measures each model and size with the fast paths and then without, and
-the table has a row for each; each row's ``paths`` is what the library itself reported in
-that process.
+Every time is measured ``--repeat`` times (3 by default) and reported as a range.
 
-Each size is measured in a fresh process (so peak RSS is that size's); ``--repeat N`` repeats
-every check and offload-opt measurement N times and reports the median. Run from the
-repository root::
+The fast paths (cpp/include/hostoffload/FastPaths.h; docs/performance.md, "The fast paths")
+are switched by ``HOSTOFFLOAD_PLAIN``. ``--both`` measures each model with them and without
+(``HOSTOFFLOAD_PLAIN=1``), ``--both NAMES`` without those named; ``--pieces`` with all of
+them, without any, and without each one alone (``--check-pieces``/``--opt-pieces NAMES``: only
+those, each measured only on that route). The model is lowered once; each measurement
+of ``check(lowered)`` runs in a child forked from the process that holds the lowering, with
+the switch set before the library first reads it, and the modes take turns in every repeat
+so that they share the machine's minutes. The second table gives, for each mode, how much
+longer ``check(lowered)`` and ``offload-opt`` take than with every fast path (medians).
+Run from the repository root::
 
-    python -m bench.models_run                          # 10k, 100k, 1M ops, every model
-    python -m bench.models_run --sizes 10000 --repeat 3 --json out.json
-    python -m bench.models_run --smoke                  # 2k ops, what the test suite runs
-    python -m bench.models_run --sizes 100000,1000000 --both --json both.json
-    python -m bench.models_run --sizes 1000000 --both own-heap     # one fast path's worth
+    python -m bench.models_run                          # 100k and 1M ops, every model
+    python -m bench.models_run --sizes 10000 --json out.json
+    python -m bench.models_run --smoke                  # 2k ops, one repeat: the test suite's
+    python -m bench.models_run --sizes 100000,1000000 --both
+    python -m bench.models_run --sizes 100000 --pieces --no-pretty
 """
 
 from __future__ import annotations
@@ -47,7 +37,6 @@ from __future__ import annotations
 import argparse
 import contextlib
 import fcntl
-import itertools
 import json
 import os
 import resource
@@ -56,8 +45,6 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Callable
-from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -68,6 +55,10 @@ from hostoffload._driver import DRIVER
 LIBTPU_USERS_LOCK = Path.home() / ".cache" / "hostoffload" / "differential.lock"
 SMOKE_OPS = 2000
 
+# The one switch of the fast paths, read once by the library (cpp/include/hostoffload/
+# FastPaths.h): "1" turns every one off, a comma-separated list of names those named, "" none.
+PLAIN_VARIABLE = "HOSTOFFLOAD_PLAIN"
+ALL_OFF = "1"
 
 # A child of this process (which holds JAX and the lowering) would start from its peak RSS:
 # Linux carries the peak over fork and exec. A small Python in between runs offload-opt.
@@ -80,20 +71,18 @@ wall = time.perf_counter() - started
 print(usage.ru_maxrss / 1024, os.waitstatus_to_exitcode(status), wall)
 """
 
-# The one switch of the fast paths, read by the library (cpp/include/hostoffload/FastPaths.h):
-# "1" turns every one off, a comma-separated list of names those named, "" none.
-PLAIN_VARIABLE = "HOSTOFFLOAD_PLAIN"
-
-
 # The `offload-opt` command a user types: the shim that converts other forms first.
 SHIM = "from hostoffload._driver import main; main()"
 
 
-def run_offload_opt(command: list[str]) -> tuple[str, float, float]:
-    """Runs ``command`` (offload-opt); returns its stderr, its own peak RSS in MB and its wall
-    time from start to exit in seconds."""
+def run_offload_opt(command: list[str], mode: str) -> tuple[str, float, float]:
+    """Runs ``command`` (offload-opt) with the fast paths as ``mode`` says; returns its
+    stderr, its own peak RSS in MB and its wall time from start to exit in seconds."""
     launcher = subprocess.run(
-        [sys.executable, "-S", "-c", RSS_LAUNCHER, *command], capture_output=True, text=True
+        [sys.executable, "-S", "-c", RSS_LAUNCHER, *command],
+        capture_output=True,
+        text=True,
+        env={**os.environ, PLAIN_VARIABLE: mode},
     )
     rss_mb, exit_code, wall_s = launcher.stdout.split()
     if int(exit_code) not in (0, 1):
@@ -101,201 +90,149 @@ def run_offload_opt(command: list[str]) -> tuple[str, float, float]:
     return launcher.stderr, float(rss_mb), float(wall_s)
 
 
-def median_of(repeat: int, step: Callable[[], Any]) -> tuple[float, Any]:
-    """The median seconds of ``repeat`` runs of ``step``, and its last result."""
-    seconds, result = [], None
-    for _ in range(repeat):
-        started = time.perf_counter()
-        result = step()
-        seconds.append(time.perf_counter() - started)
-    return statistics.median(seconds), result
+def offload_opt_paths(mode: str) -> str:
+    """What ``offload-opt`` says of its fast paths with ``HOSTOFFLOAD_PLAIN=mode``."""
+    version = subprocess.run(
+        [str(DRIVER), "--version"],
+        capture_output=True,
+        text=True,
+        check=True,
+        env={**os.environ, PLAIN_VARIABLE: mode},
+    ).stdout
+    return version.rpartition("fast paths: ")[2].strip()
 
 
 def peak_rss_mb() -> float:
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
 
 
-def findings_size(text: str) -> dict[str, int]:
-    """How large the analysis' findings are, and how much of that is the table of the distinct
-    locations they refer to."""
-    data = json.loads(text)
-    findings = data.get("findings", [])
-    locations = data.get("locations", [])
-    return {
-        "findings": len(findings),
-        "e1200": sum(f["code"] == "E1200" for f in findings),
-        "notes": sum(len(f["notes"]) for f in findings),
-        "json_bytes": len(text.encode()),
-        "locations": len(locations),
-        "location_bytes": len(json.dumps(locations, separators=(",", ":")).encode()),
-    }
+def check_in_child(lowered: Any, mode: str) -> dict[str, Any]:
+    """``hostoffload.check(lowered)`` in a child forked from this process, with the fast paths
+    as ``mode`` says: its seconds, its verdict, what the library says of its fast paths and
+    the child's peak RSS."""
+    reader, writer = os.pipe()
+    pid = os.fork()
+    if pid == 0:  # the child: it never returns into the caller's code
+        status = 0
+        try:
+            os.close(reader)
+            os.environ[PLAIN_VARIABLE] = mode
+            import hostoffload
+            from hostoffload.mlir._mlir_libs import _hostoffload
 
-
-def timed(run: Callable[[], object]) -> float:
-    """The seconds ``run`` takes."""
-    started = time.perf_counter()
-    run()
-    return time.perf_counter() - started
-
-
-def measure_parts(generic: bytes) -> tuple[dict[str, float], str]:
-    """``check()``'s steps after the print, one by one, on a fresh parse of ``generic``; and
-    the analysis JSON text."""
-    from hostoffload import _source
-    from hostoffload.api import no_cyclic_gc
-    from hostoffload.diagnostic import locations_from_json
-    from hostoffload.mlir._mlir_libs import _hostoffload
-    from hostoffload.report import REPORT_CLASSES, Report
-
-    def analysis_alone(operation: Any) -> None:
-        _hostoffload.analyze_data(operation, "", False, True, report=False)
-
-    def report_objects(operation: Any) -> object:
-        _, data = _hostoffload.analyze_data(
-            operation, "", False, True, classes=REPORT_CLASSES, locations=locations_from_json
-        )
-        return Report.from_objects(data, None)
-
-    def report_values(operation: Any) -> object:
-        return _hostoffload.analyze_data(operation, "", False, True)[1]
-
-    def report_from_values(operation: Any) -> object:
-        return Report.from_json(report_values(operation))
-
-    def json_route(operation: Any) -> str:
-        _, text = _hostoffload.analyze(operation, "", False, True)
-        json.loads(text)
-        return text
-
-    with _source.new_context() as context:
-        started = time.perf_counter()
-        module = _source._parse_generic(generic, None, context, verify=False)
-        parse_s = time.perf_counter() - started
-        operation = module.operation
-        # The first analysis of a freshly parsed module, as check() runs it. Each route below
-        # runs the analysis again: what it takes beyond the analysis is its time less that of
-        # the analysis alone run in the same seconds, the faster of two (at 1M ops the
-        # analysis alone varies by a third from one run to the next).
-        analysis_s = timed(partial(analysis_alone, operation))
-        # As check() builds the report: its objects made by the extension with the report's
-        # classes, with the cyclic GC off; then with the GC on.
-        report_runs, alone = [], []
-        for _ in range(2):
-            with no_cyclic_gc():
-                report_runs.append(timed(partial(report_objects, operation)))
-            alone.append(timed(partial(analysis_alone, operation)))
-        report_with_gc_s = timed(partial(report_objects, operation))
-        # The routes before: the dicts json.loads would make, then Report.from_json; the
-        # analysis writing JSON text, which Python decodes.
-        with no_cyclic_gc():
-            values_s = timed(partial(report_values, operation))
-            from_values_s = timed(partial(report_from_values, operation))
             started = time.perf_counter()
-            text = json_route(operation)
-            json_s = time.perf_counter() - started
-        del module, operation
-        context_started = time.perf_counter()
-    teardown_s = time.perf_counter() - context_started
-    again = min(alone)
-    return {
-        "parse_s": parse_s,
-        "analysis_s": analysis_s,
-        "report_s": max(0.0, min(report_runs) - again),
-        "report_with_gc_s": max(0.0, report_with_gc_s - again),
-        "report_values_s": max(0.0, values_s - again),
-        "report_from_values_s": max(0.0, from_values_s - again),
-        "json_route_s": max(0.0, json_s - again),
-        "teardown_s": teardown_s,
-    }, text
+            report = hostoffload.check(lowered)
+            check_s = time.perf_counter() - started
+            result = {
+                "check_s": check_s,
+                "ok": report.ok,
+                "e1200": sum(f.code == "E1200" for f in report.findings),
+                "paths": _hostoffload.describe_fast_paths(),
+                "rss_mb": peak_rss_mb(),
+            }
+            os.write(writer, json.dumps(result).encode())
+        except BaseException as error:  # noqa: BLE001 - the parent reports it
+            os.write(writer, json.dumps({"error": repr(error)}).encode())
+            status = 1
+        finally:
+            os._exit(status)
+    os.close(writer)
+    with os.fdopen(reader, "rb") as pipe:
+        data = pipe.read()
+    os.waitpid(pid, 0)
+    result = json.loads(data or b'{"error": "the child wrote nothing"}')
+    if "error" in result:
+        raise RuntimeError(f"check(lowered) with {PLAIN_VARIABLE}={mode!r}: {result['error']}")
+    return result
 
 
 def measure_one(
-    model_name: str, variant: str, units: int, repeat: int, out: Path
-) -> dict[str, Any]:
-    """Every measurement of one model at one size, in this process."""
-    import hostoffload
+    model_name: str,
+    variant: str,
+    units: int,
+    repeat: int,
+    out: Path,
+    routes: dict[str, str],
+    pretty: bool,
+) -> list[dict[str, Any]]:
+    """Every measurement of one model at one size, a row per mode; lowered once here.
+    ``routes`` maps each mode to the routes it is measured on: "both", "check" or "opt"."""
+    modes = list(routes)
+    check_only = {mode for mode, route in routes.items() if route == "check"}
+    opt_only = {mode for mode, route in routes.items() if route == "opt"}
     from bench.models import MODELS, count_ops
     from hostoffload import _convert
-    from hostoffload.mlir._mlir_libs import _hostoffload
 
     started = time.perf_counter()
     lowered = MODELS[model_name].lower(variant, units)
     lower_s = time.perf_counter() - started
     rss_lowered = peak_rss_mb()
     ops = count_ops(lowered)
+    generic = out / f"{model_name}-{variant}-{units}.mlir"
+    generic.write_bytes(_convert.lowered_to_generic(lowered))
+    pretty_path = out / f"{model_name}-{variant}-{units}.pretty.mlir"
+    if pretty:
+        pretty_path.write_text(lowered.as_text())
 
-    check_s, report = median_of(repeat, lambda: hostoffload.check(lowered))
-    rss_checked = peak_rss_mb()
-    print_s, generic = median_of(repeat, lambda: _convert.lowered_to_generic(lowered))
-    print_plain_s, _ = median_of(
-        repeat,
-        lambda: lowered.compiler_ir("stablehlo").operation.get_asm(
-            binary=True, print_generic_op_form=True, enable_debug_info=False
-        ),
-    )
-    parts: dict[str, list[float]] = {}
-    text = ""
+    rows = {mode: {"checks": [], "opt": []} for mode in modes}
     for _ in range(repeat):
-        measured, text = measure_parts(generic)
-        for key, value in measured.items():
-            parts.setdefault(key, []).append(value)
-
-    path = out / f"{model_name}-{variant}-{units}.mlir"
-    path.write_bytes(generic)
-    offload_opt = str(DRIVER)
-    opt: dict[str, list[float]] = {}
-    opt_e1200 = set()
+        for mode in modes:
+            if mode in opt_only:
+                continue
+            rows[mode]["checks"].append(check_in_child(lowered, mode))
     for _ in range(repeat):
-        parse_err, _, _ = run_offload_opt(
-            [offload_opt, str(path), "--mlir-timing", "-o", "/dev/null"]
-        )
-        command = [
-            offload_opt,
-            str(path),
-            "--host-offload-check",
-            "--mlir-timing",
-            "-o",
-            "/dev/null",
-        ]
-        check_err, rss_opt, wall_opt = run_offload_opt(command)
-        opt_e1200.add(check_err.count("error: E1200"))
-        opt.setdefault("opt_parse_s", []).append(timings(parse_err)["Parser"][0])
-        opt.setdefault("opt_pass_s", []).append(timings(check_err)["HostOffloadCheckPass"][0])
-        opt.setdefault("opt_check_parse_s", []).append(timings(check_err)["Parser"][0])
-        opt.setdefault("opt_rss_mb", []).append(rss_opt)
-        opt.setdefault("opt_wall_s", []).append(wall_opt)
-    pretty = out / f"{model_name}-{variant}-{units}.pretty.mlir"
-    pretty.write_text(lowered.as_text())
-    started = time.perf_counter()
-    pretty_err, pretty_rss, _ = run_offload_opt(
-        [sys.executable, "-c", SHIM, str(pretty), "--host-offload-check", "-o", "/dev/null"]
-    )
-    pretty_s = time.perf_counter() - started
-    return {
-        "model": model_name,
-        "variant": variant,
-        "paths": _hostoffload.describe_fast_paths(),
-        "units": units,
-        "ops": ops,
-        "text_mb": len(generic) / 2**20,
-        "lower_s": lower_s,
-        "check_s": check_s,
-        "print_s": print_s,
-        "print_no_debug_info_s": print_plain_s,
-        **{key: statistics.median(values) for key, values in parts.items()},
-        **{key: statistics.median(values) for key, values in opt.items()},
-        "rss_lowered_mb": rss_lowered,
-        "rss_checked_mb": rss_checked,
-        "report_ok": report.ok,
-        "report_e1200": sum(f.code == "E1200" for f in report.findings),
-        "offload_opt_e1200": sorted(opt_e1200),
-        "pretty_s": pretty_s,
-        "pretty_e1200": pretty_err.count("error: E1200"),
-        "pretty_messages_mb": len(pretty_err.encode()) / 2**20,
-        "pretty_rss_mb": pretty_rss,
-        **findings_size(text),
-        "module": str(path),
-    }
+        for mode in modes:
+            if mode in check_only:
+                continue
+            command = [str(DRIVER), str(generic), "--host-offload-check", "--mlir-timing"]
+            stderr, rss, wall = run_offload_opt([*command, "-o", "/dev/null"], mode)
+            timed = timings(stderr)
+            rows[mode]["opt"].append(
+                {
+                    "wall_s": wall,
+                    "parse_s": timed["Parser"][0],
+                    "pass_s": timed["HostOffloadCheckPass"][0],
+                    "rss_mb": rss,
+                    "e1200": stderr.count("error: E1200"),
+                }
+            )
+    results = []
+    for mode in modes:
+        checks, opt = rows[mode]["checks"], rows[mode]["opt"]
+        row: dict[str, Any] = {
+            "model": model_name,
+            "variant": variant,
+            "mode": mode,
+            "paths": checks[0]["paths"] if checks else offload_opt_paths(mode),
+            "units": units,
+            "ops": ops,
+            "text_mb": generic.stat().st_size / 2**20,
+            "lower_s": lower_s,
+            "check_s": [c["check_s"] for c in checks],
+            "opt_wall_s": [o["wall_s"] for o in opt],
+            "opt_parse_s": [o["parse_s"] for o in opt],
+            "opt_pass_s": [o["pass_s"] for o in opt],
+            "rss_lowered_mb": rss_lowered,
+            "rss_checked_mb": max((c["rss_mb"] for c in checks), default=0),
+            "opt_rss_mb": max((o["rss_mb"] for o in opt), default=0),
+            "report_ok": checks[0]["ok"] if checks else None,
+            "report_e1200": sorted({c["e1200"] for c in checks}),
+            "offload_opt_e1200": sorted({o["e1200"] for o in opt}),
+            "module": str(generic),
+        }
+        if pretty:
+            started = time.perf_counter()
+            pretty_err, _, _ = run_offload_opt(
+                [sys.executable, "-c", SHIM, str(pretty_path), "--host-offload-check"]
+                + ["-o", "/dev/null"],
+                mode,
+            )
+            row["pretty_s"] = time.perf_counter() - started
+            row["pretty_e1200"] = pretty_err.count("error: E1200")
+            row["pretty_messages_mb"] = len(pretty_err.encode()) / 2**20
+        results.append(row)
+    pretty_path.unlink(missing_ok=True)
+    return results
 
 
 def libtpu_python(given: str | None) -> str:
@@ -328,45 +265,125 @@ def xla_seconds(python: str, path: Path, extra_locks: list[Path]) -> tuple[float
         return xla_compile(python, path)
 
 
+def span(values: list[float], digits: int = 2) -> str:
+    """A range of measurements as the tables print it; empty where none was made."""
+    if not values:
+        return ""
+    low, high = min(values), max(values)
+    return (
+        f"{low:.{digits}f}"
+        if f"{low:.{digits}f}" == f"{high:.{digits}f}"
+        else (f"{low:.{digits}f}–{high:.{digits}f}")
+    )
+
+
+def verdict(row: dict[str, Any]) -> str:
+    seen = row["report_e1200"] + row["offload_opt_e1200"]
+    found = seen[-1]
+    expected = (found > 0) == (row["variant"] == "e1200")
+    agreed = set(seen) == {found}
+    return f"{found} E1200" + ("" if expected and agreed else " UNEXPECTED")
+
+
 def table(rows: list[dict[str, Any]]) -> str:
     lines = [
-        "| model | variant | paths | ops | lower s | check s | check/lower | print | parse "
-        "| analysis | report | report/check | opt parse s | opt pass/parse | opt check s "
-        "| as_text() s (messages MB) | findings (KB, locations) | RSS MB (lowered, checked, opt) "
-        "| XLA:TPU s | verdict |",
-        "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|",
+        "| model | variant | paths | ops | lower s | check(lowered) s | check/lower "
+        "| offload-opt s | opt parse s | opt pass/parse | RSS MB (lowered, checked, opt) "
+        "| as_text() s | XLA:TPU s | verdict |",
+        "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|",
     ]
     for r in rows:
         xla = "" if r.get("xla_s") is None else f"{r['xla_s']:.1f} ({r['xla_status']})"
         if r.get("xla_s") is None and r.get("xla_status"):
             xla = r["xla_status"]
-        expected = (r["report_e1200"] > 0) == (r["variant"] == "e1200")
-        verdict = f"{r['report_e1200']} E1200" + ("" if expected else " UNEXPECTED")
-        locations = r["location_bytes"] / r["json_bytes"] if r["json_bytes"] else 0
+        check_over_lower = [check / r["lower_s"] for check in r["check_s"]]
+        pass_over_parse = [p / q for p, q in zip(r["opt_pass_s"], r["opt_parse_s"], strict=True)]
+        pretty = f"{r['pretty_s']:.1f}" if "pretty_s" in r else ""
         lines.append(
-            f"| {r['model']} | {r['variant']} | {r['paths']} | {r['ops']:,} | {r['lower_s']:.2f} | "
-            f"{r['check_s']:.3f} | {r['check_s'] / r['lower_s']:.2f} | {r['print_s']:.3f} | "
-            f"{r['parse_s']:.3f} | {r['analysis_s']:.3f} | {r['report_s']:.3f} | "
-            f"{r['report_s'] / r['check_s']:.2f} | {r['opt_parse_s']:.3f} | "
-            f"{r['opt_pass_s'] / r['opt_parse_s']:.3f} | {r['opt_wall_s']:.3f} | "
-            f"{r['pretty_s']:.2f} ({r['pretty_messages_mb']:.1f}) | {r['findings']} "
-            f"({r['json_bytes'] / 1024:.0f}, {locations:.0%}) | {r['rss_lowered_mb']:.0f}, "
-            f"{r['rss_checked_mb']:.0f}, {r['opt_rss_mb']:.0f} | {xla} | {verdict} |"
+            f"| {r['model']} | {r['variant']} | {r['paths']} | {r['ops']:,} | {r['lower_s']:.1f} "
+            f"| {span(r['check_s'], 3)} | {span(check_over_lower)} | {span(r['opt_wall_s'])} "
+            f"| {span(r['opt_parse_s'])} | {span(pass_over_parse, 3)} "
+            f"| {r['rss_lowered_mb']:.0f}, {r['rss_checked_mb']:.0f}, {r['opt_rss_mb']:.0f} "
+            f"| {pretty} | {xla} | {verdict(r)} |"
         )
     return "\n".join(lines)
+
+
+def longer(row: dict[str, Any], fast: dict[str, Any], key: str) -> str:
+    """How much longer ``row`` took than ``fast`` (every fast path on), medians, in percent;
+    empty where ``row`` was not measured on that route."""
+    if not row[key]:
+        return ""
+    baseline = statistics.median(fast[key])
+    return f"{100 * (statistics.median(row[key]) - baseline) / baseline:+.1f}"
+
+
+def savings(rows: list[dict[str, Any]]) -> str:
+    """For every mode but "every fast path on": how much longer the check and offload-opt
+    take in it, as the share of their time with every fast path on."""
+    fast_rows = {(r["model"], r["variant"], r["units"]): r for r in rows if r["mode"] == ""}
+    lines = [
+        "| model | variant | ops | off | check(lowered) % longer | offload-opt % longer |",
+        "|---|---|---|---|---|---|",
+    ]
+    for r in rows:
+        fast = fast_rows.get((r["model"], r["variant"], r["units"]))
+        if r["mode"] == "" or fast is None:
+            continue
+        off = "all" if r["mode"] == ALL_OFF else r["mode"]
+        lines.append(
+            f"| {r['model']} | {r['variant']} | {r['ops']:,} | {off} "
+            f"| {longer(r, fast, 'check_s')} | {longer(r, fast, 'opt_wall_s')} |"
+        )
+    return "\n".join(lines)
+
+
+def routes_asked(args: argparse.Namespace) -> dict[str, str]:
+    """The values of HOSTOFFLOAD_PLAIN to measure, "" (every fast path on) first, each with the
+    routes it is measured on ("both", "check" or "opt")."""
+    if args.pieces or args.check_pieces is not None or args.opt_pieces is not None:
+        from hostoffload.mlir._mlir_libs import _hostoffload
+
+        every = list(_hostoffload.fast_path_names())
+        check = every if args.pieces else named(args.check_pieces, every)
+        opt = every if args.pieces else named(args.opt_pieces, every)
+        routes = {"": "both", ALL_OFF: "both"}
+        for name in every:
+            if name in check or name in opt:
+                routes[name] = (
+                    "both"
+                    if name in check and name in opt
+                    else ("check" if name in check else "opt")
+                )
+        return routes
+    if args.both:
+        return {"": "both", args.both: "both"}
+    return {args.plain or "": "both"}
+
+
+def named(names: str | None, every: list[str]) -> list[str]:
+    """The fast paths a comma-separated list names; exits naming one that is none."""
+    chosen = [name.strip() for name in (names or "").split(",") if name.strip()]
+    unknown = [name for name in chosen if name not in every]
+    if unknown:
+        sys.exit(f"no fast path is named {', '.join(unknown)}; they are: {', '.join(every)}")
+    return chosen
 
 
 def main() -> None:
     from bench.models import MODELS, VARIANTS
 
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--sizes", default="10000,100000,1000000", help="ops, comma-separated")
+    parser.add_argument("--sizes", default="100000,1000000", help="ops, comma-separated")
     parser.add_argument("--models", nargs="+", default=list(MODELS), choices=list(MODELS))
     parser.add_argument("--variants", nargs="+", default=list(VARIANTS), choices=list(VARIANTS))
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--smoke", action="store_true", help=f"{SMOKE_OPS} ops, one repeat")
     parser.add_argument("--json", type=Path, help="also write the measurements here")
     parser.add_argument("--data", type=Path, help="keep the generic text of each model here")
+    parser.add_argument(
+        "--no-pretty", dest="pretty", action="store_false", help="skip the as_text() route"
+    )
     parser.add_argument("--xla", action="store_true", help="also time XLA:TPU (needs libtpu)")
     parser.add_argument("--xla-python", help="the Python with libtpu for --xla (default: this)")
     parser.add_argument(
@@ -380,64 +397,72 @@ def main() -> None:
     paths.add_argument(
         "--plain",
         nargs="?",
-        const="1",
+        const=ALL_OFF,
         metavar="NAMES",
-        help=f"{PLAIN_VARIABLE}=NAMES for every process: 1 (default) every fast path off, or "
-        "those named (comma-separated)",
+        help=f"{PLAIN_VARIABLE}=NAMES: 1 (default) every fast path off, or those named "
+        "(comma-separated)",
     )
     paths.add_argument(
-        "--both", nargs="?", const="1", metavar="NAMES", help="the fast paths, then as --plain"
+        "--both", nargs="?", const=ALL_OFF, metavar="NAMES", help="the fast paths, then as --plain"
     )
+    paths.add_argument(
+        "--pieces", action="store_true", help="all fast paths, none, and all but each one"
+    )
+    parser.add_argument("--check-pieces", metavar="NAMES", help="as --pieces, check(lowered) only")
+    parser.add_argument("--opt-pieces", metavar="NAMES", help="as --pieces, offload-opt only")
     parser.add_argument(
         "--one", nargs=4, metavar=("MODEL", "VARIANT", "UNITS", "OUT"), help=argparse.SUPPRESS
     )
+    parser.add_argument("--routes", help=argparse.SUPPRESS)
     args = parser.parse_args()
 
+    repeat = 1 if args.smoke else args.repeat
     if args.one:
         model, variant, units, out = args.one
-        print(json.dumps(measure_one(model, variant, int(units), args.repeat, Path(out))))
+        rows = measure_one(
+            model, variant, int(units), repeat, Path(out), json.loads(args.routes), args.pretty
+        )
+        print(json.dumps(rows))
         return
     if not DRIVER.is_file():
         sys.exit(f"offload-opt's native driver is missing at {DRIVER}: pip install . first")
     xla_python = libtpu_python(args.xla_python) if args.xla else None
     sizes = [SMOKE_OPS] if args.smoke else [int(size) for size in args.sizes.split(",")]
-    repeat = 1 if args.smoke else args.repeat
-    # The values of HOSTOFFLOAD_PLAIN measured, each in turn.
-    modes = ["", args.both] if args.both else [args.plain] if args.plain else [""]
+    routes = routes_asked(args)
     started = time.perf_counter()
-    rows = []
+    rows: list[dict[str, Any]] = []
     with tempfile.TemporaryDirectory(prefix="hostoffload-models-") as scratch:
         out = args.data or Path(scratch)
         out.mkdir(parents=True, exist_ok=True)
         for name in args.models:
             for ops in sizes:
                 units = MODELS[name].units_for(ops)
-                for variant, mode in itertools.product(args.variants, modes):
+                for variant in args.variants:
+                    # A fresh process for each model and size: its peak RSS is that size's.
                     command = [sys.executable, "-m", "bench.models_run", "--repeat", str(repeat)]
                     command += ["--one", name, variant, str(units), str(out)]
-                    child = subprocess.run(
-                        command,
-                        capture_output=True,
-                        text=True,
-                        cwd=REPO_ROOT,
-                        env={**os.environ, PLAIN_VARIABLE: mode},
-                    )
+                    command += ["--routes", json.dumps(routes)]
+                    command += [] if args.pretty else ["--no-pretty"]
+                    child = subprocess.run(command, capture_output=True, text=True, cwd=REPO_ROOT)
                     if child.returncode != 0:
-                        failed = f"measuring {name} {variant} at {ops} ops ({mode!r}) failed"
+                        failed = f"measuring {name} {variant} at {ops} ops failed"
                         sys.exit(f"{failed}:\n{child.stderr[-3000:]}")
-                    row = json.loads(child.stdout.splitlines()[-1])
+                    measured = json.loads(child.stdout.splitlines()[-1])
                     if xla_python:
-                        row["xla_s"], row["xla_status"] = xla_seconds(
-                            xla_python, Path(row["module"]), args.xla_lock
-                        )
+                        xla = xla_seconds(xla_python, Path(measured[0]["module"]), args.xla_lock)
+                        for row in measured:
+                            row["xla_s"], row["xla_status"] = xla
                     if args.data is None:
-                        Path(row["module"]).unlink(missing_ok=True)
-                    rows.append(row)
+                        Path(measured[0]["module"]).unlink(missing_ok=True)
+                    rows += measured
                     if args.json:
                         args.json.write_text(json.dumps(rows, indent=1))
-                    done = f"{name} {variant} {row['ops']:,} ops ({row['paths']}) done"
+                    done = f"{name} {variant} {measured[0]['ops']:,} ops done"
                     print(done, file=sys.stderr, flush=True)
     print(table(rows))
+    if len(routes) > 1:
+        print()
+        print(savings(rows))
     print(f"\n{len(rows)} measurements in {time.perf_counter() - started:.0f} s")
 
 
