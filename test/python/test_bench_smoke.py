@@ -130,7 +130,7 @@ def test_models_benchmark_smoke_run_gives_each_model_its_verdict(tmp_path: Path)
         assert r["paths"] == "on", r  # the library's own word: without --plain, the fast paths
         assert r["mode"] == ""
         assert r["lower_s"] > 0 and r["opt_rss_mb"] > 0 and r["rss_checked_mb"] > 0
-        for key in ("check_s", "opt_wall_s", "opt_parse_s", "opt_pass_s"):
+        for key in ("check_s", "opt_wall_s", "opt_parse_s", "opt_pass_s", "opt_verify_s"):
             assert len(r[key]) == 1 and r[key][0] >= 0, (key, r)
         assert r["check_s"][0] > 0 and r["opt_wall_s"][0] > 0 and r["opt_parse_s"][0] > 0
         # The API and offload-opt agree, and only the E1200 variant has E1200.
@@ -151,22 +151,22 @@ def test_models_benchmark_measures_each_mode_of_the_fast_paths_on_its_routes(
     out = tmp_path / "modes.json"
     command = [sys.executable, "-m", "bench.models_run", "--smoke", "--json", str(out)]
     command += ["--models", "adam_host", "--variants", "e1200", "--no-pretty"]
-    command += ["--check-pieces", "own-heap", "--opt-pieces", "stderr-buffer"]
+    command += ["--check-pieces", "lexer-positions", "--opt-pieces", "discarded-output"]
     result = subprocess.run(command, capture_output=True, text=True, timeout=300, cwd=REPO_ROOT)
     assert result.returncode == 0, result.stderr
     rows = {r["mode"]: r for r in json.loads(out.read_text())}
-    assert list(rows) == ["", "1", "own-heap", "stderr-buffer"]
+    assert list(rows) == ["", "1", "lexer-positions", "discarded-output"]
     # Each mode is what the library (check) or offload-opt said it ran with.
     assert rows[""]["paths"] == "on"
     assert rows["1"]["paths"].startswith("off")
-    assert rows["own-heap"]["paths"] == "on but own-heap (HOSTOFFLOAD_PLAIN)"
-    assert rows["stderr-buffer"]["paths"] == "on but stderr-buffer (HOSTOFFLOAD_PLAIN)"
+    assert rows["lexer-positions"]["paths"] == "on but lexer-positions (HOSTOFFLOAD_PLAIN)"
+    assert rows["discarded-output"]["paths"] == "on but discarded-output (HOSTOFFLOAD_PLAIN)"
     # A piece named for one route is measured on that route only; every mode agrees.
-    assert rows["own-heap"]["check_s"] and not rows["own-heap"]["opt_wall_s"]
-    assert rows["stderr-buffer"]["opt_wall_s"] and not rows["stderr-buffer"]["check_s"]
+    assert rows["lexer-positions"]["check_s"] and not rows["lexer-positions"]["opt_wall_s"]
+    assert rows["discarded-output"]["opt_wall_s"] and not rows["discarded-output"]["check_s"]
     verdicts = {tuple(r["report_e1200"] or r["offload_opt_e1200"]) for r in rows.values()}
     assert len(verdicts) == 1 and verdicts.pop()[0] > 0
-    assert "| adam_host | e1200 | 2,1" in result.stdout and "| own-heap |" in result.stdout
+    assert "| adam_host | e1200 | 2,1" in result.stdout and "| lexer-positions |" in result.stdout
 
 
 def test_models_benchmark_xla_needs_libtpu(tmp_path: Path) -> None:
