@@ -19,11 +19,9 @@
 
 #include "hostoffload/ModuleVerifier.h"
 
-#include "Analysis/LargeArrayAllocator.h"
 #include "Analysis/ModuleOps.h"
 #include "Analysis/OpRules.h"
 #include "Analysis/PreorderOps.h"
-#include "Analysis/Walk.h"
 
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/Diagnostics.h"
@@ -262,9 +260,6 @@ struct ModuleVerifierPass
     : public PassWrapper<ModuleVerifierPass, OperationPass<>> {
   MLIR_DEFINE_EXPLICIT_INTERNAL_INLINE_TYPE_ID(ModuleVerifierPass)
 
-  explicit ModuleVerifierPass(bool analysisFollows)
-      : analysisFollows(analysisFollows) {}
-
   llvm::StringRef getArgument() const override { return "host-offload-verify"; }
   llvm::StringRef getName() const override { return "HostOffloadVerifier"; }
   llvm::StringRef getDescription() const override {
@@ -275,10 +270,6 @@ struct ModuleVerifierPass
     markAllAnalysesPreserved();
     if (getCachedAnalysis<VerifiedModule>())
       return;
-    // The analysis's arrays are made ready while this thread verifies.
-    std::optional<LargeArrayPreparation> preparation;
-    if (analysisFollows)
-      preparation.emplace(Walk::measureForPreparation(getOperation()));
     std::optional<ModuleOps> collected;
     if (failed(verifyModule(getOperation(), &collected))) {
       signalPassFailure();
@@ -286,9 +277,6 @@ struct ModuleVerifierPass
     }
     getAnalysis<VerifiedModule>().setOps(std::move(collected));
   }
-
-private:
-  bool analysisFollows;
 };
 
 } // namespace
@@ -314,8 +302,8 @@ void VerifiedModule::setOps(std::optional<ModuleOps> collected) {
     ops = std::make_unique<ModuleOps>(std::move(*collected));
 }
 
-std::unique_ptr<Pass> createModuleVerifierPass(bool analysisFollows) {
-  return std::make_unique<ModuleVerifierPass>(analysisFollows);
+std::unique_ptr<Pass> createModuleVerifierPass() {
+  return std::make_unique<ModuleVerifierPass>();
 }
 
 } // namespace hostoffload

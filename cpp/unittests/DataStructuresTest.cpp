@@ -2,23 +2,19 @@
 //
 // Checks the rules of the facts lattice (Facts.h) and its interning, the node
 // and path tables (NodeTable.h), toValidUTF8 and the ops in pre-order
-// (PreorderOps.h) on values made for the test, where runWithOwnHeap runs its
-// work and what arrays made ready ahead of it give (LargeArrayAllocator.h),
-// and that the verifier's walk collects the ops the analysis's own walk would
-// (ModuleOps.h).
+// (PreorderOps.h) on values made for the test, and that the verifier's walk
+// collects the ops the analysis's own walk would (ModuleOps.h).
 // Prints one line per check that fails and a summary per group; exits 1 if
 // any check failed. test/lit/unit runs it.
 //
 //===----------------------------------------------------------------------===//
 
 #include "Facts.h"
-#include "LargeArrayAllocator.h"
 #include "ModuleOps.h"
 #include "NodeTable.h"
 #include "PreorderOps.h"
 #include "Walk.h"
 
-#include "hostoffload/FastPaths.h"
 #include "hostoffload/HostOffloadAnalysis.h"
 #include "hostoffload/ModuleVerifier.h"
 
@@ -35,25 +31,11 @@
 #include "llvm/Support/raw_ostream.h"
 
 #include <algorithm>
-#include <atomic>
-#include <chrono>
 #include <cstdint>
-#include <fstream>
 #include <memory>
 #include <optional>
 #include <string>
-#include <thread>
 #include <vector>
-
-#if defined(__linux__)
-#include <sys/resource.h>
-#endif
-#if defined(__GLIBC__)
-#include <cstdio>
-#include <cstdlib>
-#include <cstring>
-#include <malloc.h>
-#endif
 
 using namespace mlir;
 using namespace hostoffload;
@@ -289,7 +271,7 @@ void testFirstNodeTableGrowth(MLIRContext &context) {
   Group group("first node table: growth");
   constexpr unsigned kCount = 5000;
   Values made(context, kCount);
-  LargeVector<Node> nodes;
+  std::vector<Node> nodes;
   FirstNodeTable table(nodes);
   bool inserted = false;
   for (unsigned i = 0; i < kCount; ++i) {
@@ -386,247 +368,6 @@ OwningOpRef<ModuleOp> nestedModule(MLIRContext &context, unsigned count) {
   return module;
 }
 
-/// Whether `runWithOwnHeap` ran its work once, and on the caller's thread.
-struct WhereWorkRan {
-  unsigned times = 0;
-  bool onCaller = false;
-};
-
-WhereWorkRan runOwnHeapWork() {
-  WhereWorkRan ran;
-  std::thread::id caller = std::this_thread::get_id();
-  runWithOwnHeap([&] {
-    ++ran.times;
-    ran.onCaller = std::this_thread::get_id() == caller;
-  });
-  return ran;
-}
-
-#if defined(__GLIBC__)
-/// Reads how many freed chunks wait in the unsorted bin of glibc's main heap
-/// (heap 0 of malloc_info), writing through a stream opened beforehand into
-/// buffers of its own: reading allocates nothing, which would sort them.
-class UnsortedChunks {
-public:
-  UnsortedChunks()
-      : stream(fmemopen(text, sizeof(text) - 1, "w")),
-        ready(stream && setvbuf(stream, buffer, _IOFBF, sizeof(buffer)) == 0) {}
-  UnsortedChunks(const UnsortedChunks &) = delete;
-  UnsortedChunks &operator=(const UnsortedChunks &) = delete;
-  ~UnsortedChunks() {
-    if (stream)
-      fclose(stream);
-  }
-
-  /// The count, or -1 where it cannot be read.
-  long count() {
-    if (!ready || fseek(stream, 0, SEEK_SET) != 0 ||
-        malloc_info(0, stream) != 0 || fflush(stream) != 0)
-      return -1;
-    const char *heap = std::strstr(text, "<heap nr=\"0\">");
-    const char *end = heap ? std::strstr(heap, "</heap>") : nullptr;
-    if (!end)
-      return -1;
-    const char *unsorted = std::strstr(heap, "<unsorted ");
-    if (!unsorted || unsorted > end)
-      return 0;
-    const char *count = std::strstr(unsorted, "count=\"");
-    return count && count < end ? std::strtol(count + 7, nullptr, 10) : -1;
-  }
-
-private:
-  char text[1 << 16] = {};
-  char buffer[1 << 12] = {};
-  FILE *stream;
-  bool ready;
-};
-#endif
-
-/// Run first: on a main heap that has grown little, the work runs on the
-/// caller's thread; once it has grown by more than 16 MiB in small chunks,
-/// as a parser's are, and from any other thread, on a thread of its own,
-/// started without allocating from the caller's heap.
-void testRunWithOwnHeap() {
-  Group group("runWithOwnHeap");
-  WhereWorkRan small = runOwnHeapWork();
-  check(small.times == 1, "the work runs once on a small heap");
-  if (!fastPathEnabled(FastPath::OwnHeap)) {
-    WhereWorkRan fromThread;
-    std::thread([&] { fromThread = runOwnHeapWork(); }).join();
-    check(small.onCaller && fromThread.times == 1 && fromThread.onCaller,
-          "on the plain path, the work runs on the caller");
-    return;
-  }
-#if defined(__GLIBC__)
-  check(small.onCaller, "on a small main heap the work runs on the caller");
-  WhereWorkRan fromThread;
-  std::thread([&] { fromThread = runOwnHeapWork(); }).join();
-  check(fromThread.times == 1 && !fromThread.onCaller,
-        "called from another thread, the work runs on a thread of its own");
-  std::vector<std::unique_ptr<char[]>> chunks(24 << 14);
-  for (std::unique_ptr<char[]> &chunk : chunks)
-    chunk = std::make_unique<char[]>(64);
-  WhereWorkRan large = runOwnHeapWork();
-  check(large.times == 1 && !large.onCaller,
-        "after 24 MiB of small chunks the work runs on a thread of its own");
-  // Freed between chunks kept, 1 KiB chunks wait in the unsorted bin, which
-  // the next allocation from the main heap sorts (what a parse leaves, a
-  // million chunks). The thread is started as the one before was, whose
-  // stack glibc keeps for it with its thread-local storage.
-  auto reader = std::make_unique<UnsortedChunks>();
-  std::vector<void *> kept, freed;
-  for (unsigned i = 0; i < 4096; ++i) {
-    kept.push_back(std::malloc(1024));
-    freed.push_back(std::malloc(1024));
-  }
-  for (void *chunk : freed)
-    std::free(chunk);
-  long before = reader->count();
-  runOwnHeapWork();
-  long after = reader->count();
-  check(before > 1024, "freed chunks wait in the main heap's unsorted bin");
-  check(after == before, "starting the work's thread sorts none of them (" +
-                             std::to_string(before) + " before, " +
-                             std::to_string(after) + " after)");
-  for (void *chunk : kept)
-    std::free(chunk);
-#endif
-}
-
-#if defined(__GLIBC__) && defined(__linux__)
-/// How many address ranges a LargeArrayPreparation has set aside and not
-/// handed out with `writtenBytes` of their start written: mappings that
-/// nothing may access, 16 GiB but those bytes.
-size_t countPreparedArrays(uint64_t writtenBytes = uint64_t(2) << 20) {
-  const uint64_t kSetAside = (uint64_t(16) << 30) - writtenBytes;
-  std::ifstream maps("/proc/self/maps");
-  size_t count = 0;
-  uint64_t start, end;
-  char dash;
-  std::string permissions, rest;
-  while (maps >> std::hex >> start >> dash >> end >> permissions &&
-         std::getline(maps, rest))
-    count += permissions == "---p" && end - start == kSetAside;
-  return count;
-}
-#endif
-
-/// Makes a LargeArrayPreparation with `measure` and destroys it, off the
-/// main thread, as for a large module, until one runs its measure (the
-/// thread of the one before may still run); returns whether one did.
-bool prepareUntilMeasured(
-    llvm::function_ref<std::optional<PreparedBytes>(const std::atomic<bool> &)>
-        measure) {
-  bool measured = false;
-  for (int attempt = 0; attempt < 200 && !measured; ++attempt) {
-    std::thread([&] {
-      LargeArrayPreparation preparation(
-          [&](const std::atomic<bool> &stop) -> std::optional<PreparedBytes> {
-            measured = true;
-            return measure(stop);
-          });
-    }).join();
-    if (!measured)
-      std::this_thread::sleep_for(std::chrono::milliseconds(10));
-  }
-  return measured;
-}
-
-/// Arrays made ready ahead of an analysis are taken by the next arrays it
-/// maps, whatever their size, and come zeroed and writable to their end.
-void testPreparedArrays() {
-  Group group("prepared arrays");
-#if defined(__GLIBC__) && defined(__linux__)
-  if (!fastPathEnabled(FastPath::PreparedArrays) ||
-      !fastPathEnabled(FastPath::HugePageArrays)) {
-    std::thread([] { LargeArrayPreparation preparation(nullptr); }).join();
-    std::this_thread::sleep_for(std::chrono::milliseconds(50));
-    check(countPreparedArrays() == 0,
-          "on the plain path, no array is made ready");
-    return;
-  }
-  // Off the main thread, as for a large module, the arrays are made ready;
-  // not under a limit on the address space.
-  rlimit addressSpace;
-  bool limited = getrlimit(RLIMIT_AS, &addressSpace) != 0 ||
-                 addressSpace.rlim_cur != RLIM_INFINITY;
-  std::thread([] { LargeArrayPreparation preparation(nullptr); }).join();
-  size_t prepared = 0;
-  for (int wait = 0; wait < 200 && prepared < 2; ++wait) {
-    std::this_thread::sleep_for(std::chrono::milliseconds(limited ? 1 : 10));
-    prepared = countPreparedArrays();
-  }
-  check(prepared == (limited ? 0 : 2),
-        "two arrays are made ready, none under an address space limit");
-  // The last array is listed as ready once its page is written, a fault
-  // after its mapping shows: well within this.
-  std::this_thread::sleep_for(std::chrono::milliseconds(100));
-  std::vector<std::pair<char *, size_t>> arrays;
-  for (size_t bytes : {size_t(3) << 20, size_t(1) << 20, size_t(65) << 20,
-                       size_t(2) << 20, size_t(5) << 20})
-    arrays.push_back(
-        {static_cast<char *>(allocateZeroedLargeArray(bytes)), bytes});
-  check(countPreparedArrays() == 0, "the next arrays mapped take them");
-  for (auto [array, bytes] : arrays) {
-    check(reinterpret_cast<uintptr_t>(array) % (2 << 20) == 0,
-          "a mapped array starts on a huge page boundary");
-    bool zeroed = true;
-    for (size_t offset = 0; offset < bytes; offset += 4096)
-      zeroed &= array[offset] == 0;
-    check(zeroed && array[bytes - 1] == 0, "a mapped array comes zeroed");
-    array[0] = array[bytes - 1] = 1;
-    deallocateLargeArray(array, bytes);
-  }
-  if (limited)
-    return;
-
-  // Once measured, as many arrays are made ready as the measure lists, and
-  // written as far as it asks: the second to 6 MiB, the others to their
-  // first page.
-  check(prepareUntilMeasured([](const std::atomic<bool> &) {
-          return std::optional<PreparedBytes>({0, size_t(6) << 20, 0});
-        }),
-        "a preparation runs its measure");
-  size_t written = 0;
-  for (int wait = 0; wait < 200 && written == 0; ++wait) {
-    std::this_thread::sleep_for(std::chrono::milliseconds(10));
-    written = countPreparedArrays(uint64_t(6) << 20);
-  }
-  check(written == 1 && countPreparedArrays() == 2,
-        "three arrays, the second written to 6 MiB");
-  std::vector<std::pair<char *, size_t>> taken;
-  for (size_t bytes : {size_t(1) << 20, size_t(8) << 20})
-    taken.push_back(
-        {static_cast<char *>(allocateZeroedLargeArray(bytes)), bytes});
-  check(countPreparedArrays() == 1 &&
-            countPreparedArrays(uint64_t(6) << 20) == 0,
-        "the next arrays mapped take them in the order they were made");
-  taken.push_back({static_cast<char *>(allocateLargeArray(size_t(3) << 20)),
-                   size_t(3) << 20});
-  check(countPreparedArrays() == 0, "and the third");
-  for (auto [array, bytes] : taken) {
-    bool zeroed = true;
-    for (size_t offset = 0; offset < bytes; offset += 4096)
-      zeroed &= array[offset] == 0;
-    check(zeroed, "a written array comes zeroed");
-    array[bytes - 1] = 1;
-    deallocateLargeArray(array, bytes);
-  }
-
-  // A preparation's end asks its measure to stop and waits for it: then
-  // nothing is written.
-  bool stopped = false;
-  check(prepareUntilMeasured([&](const std::atomic<bool> &stop) {
-          while (!stop.load())
-            std::this_thread::yield();
-          stopped = true;
-          return std::optional<PreparedBytes>();
-        }) &&
-            stopped,
-        "the end of a preparation waits until its measure has stopped");
-#endif
-}
-
 void testPreorderOps(MLIRContext &context) {
   Group group("pre-order ops");
   OwningOpRef<ModuleOp> module = nestedModule(context, 8);
@@ -644,10 +385,6 @@ void testPreorderOps(MLIRContext &context) {
                          "them before their regions");
   OwningOpRef<ModuleOp> empty = ModuleOp::create(UnknownLoc::get(&context));
   check(!PreorderOps(*empty).next(), "an empty module has no ops");
-
-  OwningOpRef<ModuleOp> large = nestedModule(context, 10000);
-  std::atomic<bool> stop{true};
-  check(!ModuleOps::count(*large, stop), "a count asked to stop stops");
 }
 
 /// A module with calls at the top of functions, inside a region of an op of
@@ -735,13 +472,6 @@ void testVerifierCollects() {
   check(walked.getValueCount() > 0 &&
             collected->getValueCount() == walked.getValueCount(),
         "the same count of values");
-  std::atomic<bool> notStopped{false};
-  std::optional<ModuleOps::Counts> counts =
-      ModuleOps::count(*module, notStopped);
-  check(counts && counts->values == walked.getValueCount(),
-        "the same count of values counted alone");
-  check(counts && counts->calls == walked.getCallSiteCount() + 1,
-        "the call sites counted alone, with the host compute call");
   unsigned calleesSeen = 0;
   for (llvm::StringRef name : {"f", "g", "h", "main"}) {
     StringAttr callee = StringAttr::get(&context, name);
@@ -924,8 +654,6 @@ void testWalkLeavesUnusedRegionArguments() {
 } // namespace
 
 int main() {
-  testRunWithOwnHeap();
-  testPreparedArrays();
   MLIRContext context;
   context.allowUnregisteredDialects();
   testFactLattice();

@@ -168,14 +168,14 @@ def described(value: str) -> str:
 @pytest.mark.skipif(PLAIN_BUILD is not None, reason="names only a build with fast paths has")
 def test_each_fast_path_can_be_turned_off_alone() -> None:
     names = _hostoffload.fast_path_names()
-    assert len(names) == len(set(names)) >= 10
+    assert len(names) == len(set(names)) >= 2
     for name in names:
         assert described(name) == f"on but {name} (HOSTOFFLOAD_PLAIN)"
     assert (
         described(f"{names[1]}, {names[0]}") == f"on but {names[0]},{names[1]} (HOSTOFFLOAD_PLAIN)"
     )
     # A name of no fast path turns them all off, and says so.
-    assert described("own-heap,no-such-path") == (
+    assert described(f"{names[0]},no-such-path") == (
         "off (HOSTOFFLOAD_PLAIN names no fast path 'no-such-path')"
     )
     assert described("0") == described("") == "on"

@@ -58,10 +58,8 @@ private:
 /// A pass that runs `verifyModule` on its op, for pipelines that run with
 /// MLIR's verifier off. It verifies again only when the IR may have changed
 /// since it last did: MLIR's verifier skips a pass that preserved every
-/// analysis, and so does this one. Where `analysisFollows` (a check or fix
-/// pass is next), the analysis's large arrays are made ready meanwhile.
-std::unique_ptr<mlir::Pass>
-createModuleVerifierPass(bool analysisFollows = false);
+/// analysis, and so does this one.
+std::unique_ptr<mlir::Pass> createModuleVerifierPass();
 
 } // namespace hostoffload
 

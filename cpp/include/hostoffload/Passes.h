@@ -20,14 +20,6 @@ namespace hostoffload {
 /// that does not parse or verify, no entry function, an unknown option.
 void recordProgramError();
 
-/// Declares that every diagnostic handler of this process may be called from
-/// a thread other than the one running the pass (MLIR's own handlers may; a
-/// Python handler may not). The check pass then emits its findings from the
-/// thread it analyses on, whose heap holds none of the memory the parser
-/// freed, instead of the pass's thread, where glibc's malloc first sorts
-/// those chunks (half of the diagnostics' time with thousands of findings).
-void allowDiagnosticsFromAnalysisThread();
-
 /// Whether a host-offload pass in this process has recorded a program error.
 /// offload-opt exits 1 then and 2 on any other failure, so that input it
 /// cannot read is never taken for a verdict.

@@ -75,25 +75,6 @@ static size_t countValuesDefinedBy(Operation *op) {
   return count;
 }
 
-std::optional<ModuleOps::Counts>
-ModuleOps::count(Operation *root, const std::atomic<bool> &stop) {
-  // Often enough for a stop to wait a few microseconds.
-  constexpr size_t kOpsBetweenStops = 4096;
-  Counts counts;
-  size_t opsToStop = kOpsBetweenStops;
-  PreorderOps preorder(root);
-  while (Operation *op = preorder.next()) {
-    counts.values += countValuesDefinedBy(op);
-    counts.calls += llvm::isa<func::CallOp>(op);
-    if (--opsToStop != 0)
-      continue;
-    if (stop.load(std::memory_order_relaxed))
-      return std::nullopt;
-    opsToStop = kOpsBetweenStops;
-  }
-  return counts;
-}
-
 void ModuleOps::add(Operation *op, const OpRules &rules) {
   valueCount += countValuesDefinedBy(op);
   if (rules.isCall(op)) {

@@ -22,7 +22,6 @@
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/SmallVector.h"
 
-#include <atomic>
 #include <cstddef>
 #include <optional>
 #include <utility>
@@ -116,22 +115,6 @@ public:
   /// Walks `root` (a module) in program order, adding every op nested in it,
   /// and finds the symbols of its body.
   static ModuleOps collect(mlir::Operation *root, const OpRules &rules);
-
-  /// What the analysis sizes its tables by, counted ahead of it.
-  struct Counts {
-    /// The values of the ops nested in the module, as `getValueCount()`.
-    size_t values = 0;
-    /// Its `func.call` ops: `getCallSiteCount()` and the calls of host
-    /// compute.
-    size_t calls = 0;
-  };
-
-  /// Counts the values and calls of the ops nested in `root`; nothing where
-  /// `stop` is set before the count ends. Reads neither symbols nor the
-  /// order of ops, and makes no attribute: another thread may verify the
-  /// module meanwhile.
-  static std::optional<Counts> count(mlir::Operation *root,
-                                     const std::atomic<bool> &stop);
 
   /// Adds `op`: the ops nested in the module are added once each, in
   /// program order (the pre-order of Operation::walk), with `rules` of the

@@ -5,6 +5,8 @@
 #include "mlir/IR/BuiltinTypes.h"
 #include "llvm/ADT/STLExtras.h"
 
+#include <utility>
+
 using namespace mlir;
 
 namespace hostoffload {
@@ -64,8 +66,8 @@ void NodeTable::noteReachedBefore(unsigned first) {
 
 void FirstNodeTable::clear() {
   // The buckets of the nodes are found while the table is whole, then
-  // emptied: its pages stay mapped and mostly in the caches, where a new
-  // table would fault each page in again as it is used.
+  // emptied: the table keeps its room, and only the buckets in use are
+  // written.
   std::vector<size_t> used;
   used.reserve(size);
   for (const Node &node : nodes)
@@ -76,8 +78,8 @@ void FirstNodeTable::clear() {
 }
 
 void FirstNodeTable::rebuild(size_t capacity) {
-  ZeroedLargeArray<Bucket> old = std::move(buckets);
-  buckets = ZeroedLargeArray<Bucket>(capacity);
+  std::vector<Bucket> old =
+      std::exchange(buckets, std::vector<Bucket>(capacity));
   for (const Bucket &moved : old) {
     if (moved.isEmpty())
       continue;

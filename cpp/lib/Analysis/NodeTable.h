@@ -10,15 +10,12 @@
 #ifndef HOSTOFFLOAD_LIB_ANALYSIS_NODETABLE_H
 #define HOSTOFFLOAD_LIB_ANALYSIS_NODETABLE_H
 
-#include "LargeArrayAllocator.h"
-
 #include "mlir/IR/Operation.h"
 #include "mlir/IR/Value.h"
 #include "llvm/ADT/ArrayRef.h"
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/Support/Allocator.h"
 #include "llvm/Support/Compiler.h"
-#include "llvm/Support/MathExtras.h"
 
 #include <algorithm>
 #include <cstdint>
@@ -92,28 +89,11 @@ private:
 /// which halves the memory the walk's lookups range over (16 MB for a million
 /// values); the hash is the value's address alone, so values made one after
 /// another sit in neighbouring buckets and filling the table walks memory in
-/// order. An empty bucket is all zero bytes, so a table made for every value
-/// of a module at once and mapped costs only the pages the walk writes, and
-/// is never rebuilt: a synthetic module's walk reaches every value (a million
-/// at a million ops). A table that would not be mapped grows with the nodes
-/// instead: made in full it is cleared, and a JAX program's walk reaches few
-/// of its values (732 of a 10k-op model's, whose table for all was 256 KB).
+/// order. The table grows with the nodes: a JAX program's walk reaches few of
+/// its values.
 class FirstNodeTable {
 public:
-  explicit FirstNodeTable(const LargeVector<Node> &nodes) : nodes(nodes) {}
-
-  /// Makes room for `count` values at once where the table for them is
-  /// mapped.
-  void reserve(size_t count) {
-    size_t capacity = getMappedCapacity(count);
-    if (capacity > buckets.size())
-      rebuild(capacity);
-  }
-
-  /// The bytes `reserve(count)` maps, 0 where it maps none.
-  static size_t getMappedBytes(size_t count) {
-    return getMappedCapacity(count) * sizeof(Bucket);
-  }
+  explicit FirstNodeTable(const std::vector<Node> &nodes) : nodes(nodes) {}
 
   /// The first node of `value`, if it has one.
   std::optional<unsigned> find(mlir::Value value) const {
@@ -167,15 +147,6 @@ private:
     unsigned getNode() const { return nodePlusOne - 1; }
   };
 
-  /// The buckets of a table made for `count` values at once where it is
-  /// mapped, at most half full; 0 where it would not be mapped.
-  static size_t getMappedCapacity(size_t count) {
-    if (count == 0)
-      return 0;
-    size_t capacity = llvm::NextPowerOf2(2 * count - 1);
-    return isMappedZeroedArray(capacity * sizeof(Bucket)) ? capacity : 0;
-  }
-
   static uint32_t hashOf(mlir::Value value) {
     return static_cast<uint32_t>(
         reinterpret_cast<uintptr_t>(value.getAsOpaquePointer()) >> 4);
@@ -197,8 +168,9 @@ private:
   /// Moves the buckets into a table of `capacity` buckets, a power of two.
   void rebuild(size_t capacity);
 
-  const LargeVector<Node> &nodes;
-  ZeroedLargeArray<Bucket> buckets;
+  const std::vector<Node> &nodes;
+  /// An empty bucket is all zero bytes.
+  std::vector<Bucket> buckets;
   size_t size = 0;
 };
 
@@ -210,13 +182,9 @@ public:
   NodeTable(const NodeTable &) = delete;
   NodeTable &operator=(const NodeTable &) = delete;
 
-  /// Makes room for `count` nodes of distinct values: neither the array
-  /// nor a mapped table of first nodes copies itself as it grows, and pages
-  /// no node reaches stay untouched, so unused room costs no memory.
-  void reserve(size_t count) {
-    nodes.reserve(count);
-    firstNodeOfValue.reserve(count);
-  }
+  /// Makes room for `count` nodes of distinct values, so that the array
+  /// never copies itself as it grows.
+  void reserve(size_t count) { nodes.reserve(count); }
 
   size_t size() const { return nodes.size(); }
   Node &operator[](unsigned id) { return nodes[id]; }
@@ -301,7 +269,7 @@ private:
   /// Node `first`, made before the watch began, was reached again.
   void noteReachedBefore(unsigned first);
 
-  LargeVector<Node> nodes;
+  std::vector<Node> nodes;
   /// The first node of each value, and the next node of the same value for
   /// each node of a value traced at several tuple index paths.
   FirstNodeTable firstNodeOfValue{nodes};

@@ -31,29 +31,6 @@ Walk::Walk(ModuleOp module, func::FuncOp entry, const OpRules &rules,
   argumentFlows.reserve(ops.getCallSiteCount() + entry.getNumArguments());
 }
 
-MeasurePreparedBytes Walk::measureForPreparation(Operation *module) {
-  return [module](
-             const std::atomic<bool> &stop) -> std::optional<PreparedBytes> {
-    std::optional<ModuleOps::Counts> counts = ModuleOps::count(module, stop);
-    if (!counts)
-      return std::nullopt;
-    // The arrays the constructor maps, in its order; the entry's arguments,
-    // not counted, are a few.
-    PreparedBytes bytes;
-    auto add = [&](size_t arrayBytes, size_t written) {
-      if (isMappedZeroedArray(arrayBytes) && bytes.size() < kMostArraysPrepared)
-        bytes.push_back(written);
-    };
-    add(counts->values * sizeof(Node), 0);
-    size_t tableBytes = FirstNodeTable::getMappedBytes(counts->values);
-    add(tableBytes, tableBytes);
-    add(counts->values * sizeof(decltype(queue)::value_type), 0);
-    add(counts->calls * sizeof(decltype(flowCalls)::value_type), 0);
-    add(counts->calls * sizeof(decltype(argumentFlows)::value_type), 0);
-    return bytes;
-  };
-}
-
 void Walk::addStart(Value value, unsigned startIndex) {
   bool created;
   unsigned id = nodes.getOrCreate(value, /*pathId=*/0, created);

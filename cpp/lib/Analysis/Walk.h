@@ -34,7 +34,6 @@
 #define HOSTOFFLOAD_LIB_ANALYSIS_WALK_H
 
 #include "Facts.h"
-#include "LargeArrayAllocator.h"
 #include "ModuleOps.h"
 #include "NodeTable.h"
 #include "OpBitSet.h"
@@ -75,14 +74,6 @@ public:
        const ModuleOps &ops);
   Walk(const Walk &) = delete;
   Walk &operator=(const Walk &) = delete;
-
-  /// What a LargeArrayPreparation writes for the walk of `module`, for the
-  /// arrays the constructor maps, in its order: the table of first nodes in
-  /// full, since values are hashed by address and a walk of a few thousand
-  /// nodes writes to every page of it; the first page of the others, which
-  /// fill in order and mostly in part (`loops` 1M: 500,001 nodes for
-  /// 2,002,503 values).
-  static MeasurePreparedBytes measureForPreparation(mlir::Operation *module);
 
   /// The custom calls of the module, in program order.
   llvm::ArrayRef<mlir::Operation *> getCustomCalls() const {
@@ -278,7 +269,7 @@ private:
   FactTable factTable;
   PathTable paths;
   NodeTable nodes;
-  LargeVector<unsigned> queue;
+  std::vector<unsigned> queue;
   size_t queueHead = 0;
   /// The level of the breadth-first walk (the steps from its root) of the
   /// nodes queued before `levelEnd`, and the batch of roots walked
@@ -326,13 +317,13 @@ private:
     int firstCall = -1;
     int lastCall = -1;
   };
-  LargeVector<ArgumentFlow> argumentFlows;
+  std::vector<ArgumentFlow> argumentFlows;
   /// The call sites host memory entered an argument from, once for each time
   /// the facts of the operand grew, linked per argument: (call, next entry of
   /// the same argument or -1). One array for all, where thousands of
   /// arguments entered from one call site each would take an allocation
   /// each.
-  LargeVector<std::pair<mlir::Operation *, int>> flowCalls;
+  std::vector<std::pair<mlir::Operation *, int>> flowCalls;
   /// By the index of a function among the symbols of the module's body, the
   /// flow of its argument 0, those of the others after it; kNoFlows before
   /// host memory enters the function. A table made at once for every symbol,

@@ -8,9 +8,7 @@
 #include "hostoffload/ParallelParse.h"
 #include "hostoffload/Passes.h"
 
-#include "../Analysis/LargeArrayAllocator.h"
 #include "../Analysis/ModuleOps.h"
-#include "../Analysis/Walk.h"
 
 #include "mlir/CAPI/IR.h"
 #include "mlir/CAPI/Support.h"
@@ -526,11 +524,8 @@ static Analysis analyze(MlirOperation module, MlirStringRef entry, bool strict,
   // The verifier's walk, when it runs, finds the ops the analysis looks up.
   std::optional<hostoffload::ModuleOps> collected;
   bool valid = verified;
-  if (!verified) {
-    hostoffload::LargeArrayPreparation preparation(
-        hostoffload::Walk::measureForPreparation(moduleOp));
+  if (!verified)
     valid = succeeded(hostoffload::verifyModule(moduleOp, &collected));
-  }
   if (valid)
     analysis.report = hostoffload::analyzeHostOffload(
         moduleOp,
@@ -593,26 +588,18 @@ MlirLogicalResult hostoffloadAnalyzeToJson(MlirOperation module,
                                            MlirStringRef xlaRelease,
                                            MlirStringCallback callback,
                                            void *userData) {
-  // The JSON included: the first allocations after the parser's would
-  // otherwise pay for sorting what it freed (runWithOwnHeap). The callback
-  // runs here, on the caller's thread.
+  Analysis analysis =
+      analyze(module, entry, strict, verified, allowH2hCopy, xlaRelease);
   std::string text;
-  bool analyzed = false;
-  hostoffload::runWithOwnHeap([&] {
-    Analysis analysis =
-        analyze(module, entry, strict, verified, allowH2hCopy, xlaRelease);
-    analyzed = succeeded(analysis.report);
-    llvm::raw_string_ostream os(text);
-    // The JSON writer writes a character at a time: unbuffered, as a string's
-    // stream is, each would be appended on its own (most of the time spent
-    // writing megabytes of findings).
-    os.SetBufferSize(1 << 16);
-    llvm::json::OStream json(os);
-    writeAnalysis(json, analysis, strict);
-    os.flush();
-  });
+  llvm::raw_string_ostream os(text);
+  // The JSON writer writes a character at a time: unbuffered, as a string's
+  // stream is, each would be appended on its own.
+  os.SetBufferSize(1 << 16);
+  llvm::json::OStream json(os);
+  writeAnalysis(json, analysis, strict);
+  os.flush();
   callback(wrap(llvm::StringRef(text)), userData);
-  return wrap(success(analyzed));
+  return wrap(success(succeeded(analysis.report)));
 }
 
 MlirLogicalResult hostoffloadAnalyzeToValues(MlirOperation module,
@@ -621,13 +608,8 @@ MlirLogicalResult hostoffloadAnalyzeToValues(MlirOperation module,
                                              MlirStringRef xlaRelease,
                                              const HostoffloadValueSink *sink,
                                              void *userData) {
-  // The sink is called here, on the caller's thread (a Python sink needs the
-  // thread that holds the interpreter), once the analysis is done on its own.
-  Analysis analysis;
-  hostoffload::runWithOwnHeap([&] {
-    analysis =
-        analyze(module, entry, strict, verified, allowH2hCopy, xlaRelease);
-  });
+  Analysis analysis =
+      analyze(module, entry, strict, verified, allowH2hCopy, xlaRelease);
   if (sink) {
     ValueSinkStream stream(*sink, userData);
     writeAnalysis(stream, analysis, strict);

@@ -106,17 +106,8 @@ withModuleVerifier(mlir::MlirOptMainConfig config) {
                                    mlir::OpPassManager::Nesting::Implicit);
     if (mlir::failed(user.setupPassPipeline(userPipeline)))
       return mlir::failure();
-    // The verification after parsing prepares for the analysis of a check
-    // or fix pass in the pipeline (their names are static strings).
-    llvm::StringRef analysisPasses[] = {
-        hostoffload::createHostOffloadCheckPass()->getArgument(),
-        hostoffload::createHostOffloadFixPass()->getArgument()};
-    bool analysisFollows =
-        llvm::any_of(userPipeline.getPasses(), [&](mlir::Pass &pass) {
-          return llvm::is_contained(analysisPasses, pass.getArgument());
-        });
     if (verifyOnParsing)
-      pm.addPass(hostoffload::createModuleVerifierPass(analysisFollows));
+      pm.addPass(hostoffload::createModuleVerifierPass());
     // A pass cannot be moved from one pass manager to another, so each is
     // added again from its textual form.
     for (mlir::Pass &pass : userPipeline.getPasses()) {
@@ -193,9 +184,6 @@ int main(int argc, char **argv) {
   mlir::DialectRegistry registry;
   registry.insert<mlir::func::FuncDialect>();
   hostoffload::registerHostOffloadPasses();
-  // MLIR's diagnostic handlers, which this driver installs, may be called
-  // from the thread the check analyses on.
-  hostoffload::allowDiagnosticsFromAnalysisThread();
   llvm::cl::SetVersionPrinter(printVersion);
 
   llvm::SmallVector<char *> args(argv, argv + argc);
