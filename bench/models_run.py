@@ -21,7 +21,7 @@ The fast paths (cpp/include/hostoffload/FastPaths.h; docs/performance.md, "The f
 are switched by ``HOSTOFFLOAD_PLAIN``. ``--both`` measures each model with them and without
 (``HOSTOFFLOAD_PLAIN=1``), ``--both NAMES`` without those named; ``--pieces`` with all of
 them, without any, and without each one alone (``--check-pieces``/``--opt-pieces NAMES``: only
-those, each measured only on that route). The model is lowered once; each measurement
+those, each measured only on that route; ``a+b`` turns ``a`` and ``b`` off together). The model is lowered once; each measurement
 of ``check(lowered)`` runs in a child forked from the process that holds the lowering, with
 the switch set before the library first reads it, and the modes take turns in every repeat
 so that they share the machine's minutes. The second table gives, for each mode, how much
@@ -33,6 +33,8 @@ Run from the repository root::
     python -m bench.models_run --smoke                  # 2k ops, one repeat: the test suite's
     python -m bench.models_run --sizes 100000,1000000 --both
     python -m bench.models_run --sizes 100000 --pieces --no-pretty
+    python -m bench.models_run --sizes 1000000 --models adam_host --variants e1200 \\
+        --opt-pieces kept-module,diagnostic-frames+input-lines --repeat 5
 """
 
 from __future__ import annotations
@@ -351,7 +353,7 @@ def savings(rows: list[dict[str, Any]]) -> str:
         fast = fast_rows.get((r["model"], r["variant"], r["units"]))
         if r["mode"] == "" or fast is None:
             continue
-        off = "all" if r["mode"] == ALL_OFF else r["mode"]
+        off = "all" if r["mode"] == ALL_OFF else r["mode"].replace(",", " + ")
         lines.append(
             f"| {r['model']} | {r['variant']} | {r['ops']:,} | {off} "
             f"| {longer(r, fast, 'check_s')} | {longer(r, fast, 'opt_wall_s')} |"
@@ -369,13 +371,10 @@ def routes_asked(args: argparse.Namespace) -> dict[str, str]:
         check = every if args.pieces else named(args.check_pieces, every)
         opt = every if args.pieces else named(args.opt_pieces, every)
         routes = {"": "both", ALL_OFF: "both"}
-        for name in every:
-            if name in check or name in opt:
-                routes[name] = (
-                    "both"
-                    if name in check and name in opt
-                    else ("check" if name in check else "opt")
-                )
+        for mode in dict.fromkeys([*check, *opt]):
+            routes[mode] = (
+                "both" if mode in check and mode in opt else ("check" if mode in check else "opt")
+            )
         return routes
     if args.both:
         return {"": "both", args.both: "both"}
@@ -383,12 +382,13 @@ def routes_asked(args: argparse.Namespace) -> dict[str, str]:
 
 
 def named(names: str | None, every: list[str]) -> list[str]:
-    """The fast paths a comma-separated list names; exits naming one that is none."""
-    chosen = [name.strip() for name in (names or "").split(",") if name.strip()]
-    unknown = [name for name in chosen if name not in every]
+    """The modes a comma-separated list of fast paths names, each one alone or several
+    joined by "+" (off together); exits naming one that is no fast path."""
+    modes = [mode.strip() for mode in (names or "").split(",") if mode.strip()]
+    unknown = [name for mode in modes for name in mode.split("+") if name not in every]
     if unknown:
         sys.exit(f"no fast path is named {', '.join(unknown)}; they are: {', '.join(every)}")
-    return chosen
+    return [mode.replace("+", ",") for mode in modes]
 
 
 def main() -> None:
@@ -429,8 +429,12 @@ def main() -> None:
     paths.add_argument(
         "--pieces", action="store_true", help="all fast paths, none, and all but each one"
     )
-    parser.add_argument("--check-pieces", metavar="NAMES", help="as --pieces, check(lowered) only")
-    parser.add_argument("--opt-pieces", metavar="NAMES", help="as --pieces, offload-opt only")
+    parser.add_argument(
+        "--check-pieces",
+        metavar="NAMES",
+        help="as --pieces, those named, check(lowered) only (a+b: a and b off together)",
+    )
+    parser.add_argument("--opt-pieces", metavar="NAMES", help="as --check-pieces, offload-opt only")
     parser.add_argument(
         "--one", nargs=4, metavar=("MODEL", "VARIANT", "UNITS", "OUT"), help=argparse.SUPPRESS
     )

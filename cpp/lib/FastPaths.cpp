@@ -1,10 +1,12 @@
 //===- FastPaths.cpp - the one switch for every fast path -----------------===//
 
 #include "hostoffload/FastPaths.h"
+#include "hostoffload/ParserWraps.h"
 
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/SmallVector.h"
 
+#include <atomic>
 #include <bitset>
 #include <cstdlib>
 
@@ -92,4 +94,28 @@ std::string hostoffload::describeFastPaths() {
     if (request.off.test(i))
       off += (off.empty() ? "" : ",") + kFastPathNames[i].str();
   return "on but " + off + " (HOSTOFFLOAD_PLAIN)";
+}
+
+static constexpr llvm::StringLiteral kParserWrapNames[] = {
+    "mlir::Lexer::getEncodedSourceLocation",
+    "mlir::Dialect::isValidNamespace",
+};
+
+/// Whether each wrap was called. Written once each: a call that finds its
+/// flag set only reads it.
+static std::atomic<bool> parserWrapsCalled[std::size(kParserWrapNames)];
+
+llvm::ArrayRef<llvm::StringLiteral> hostoffload::getParserWrapNames() {
+  return kParserWrapNames;
+}
+
+void hostoffload::noteParserWrapCalled(ParserWrap wrap) {
+  std::atomic<bool> &called = parserWrapsCalled[static_cast<unsigned>(wrap)];
+  if (!called.load(std::memory_order_relaxed))
+    called.store(true, std::memory_order_relaxed);
+}
+
+bool hostoffload::wasParserWrapCalled(ParserWrap wrap) {
+  return parserWrapsCalled[static_cast<unsigned>(wrap)].load(
+      std::memory_order_relaxed);
 }

@@ -2,14 +2,14 @@
 //
 // The layout read here is the one MLIR's printer gives the generic form; see
 // the header. Each step checks what it relies on and gives the text back to
-// the parse of the whole when something differs. All of it is a fast path
-// (hostoffload/FastPaths.h): the plain path is `parseWhole`, MLIR's parse.
+// the parse of the whole when something differs.
 //
 //===----------------------------------------------------------------------===//
 
 #include "hostoffload/ParallelParse.h"
 
-#include "hostoffload/FastPaths.h"
+#include "hostoffload/LexerPositions.h"
+#include "hostoffload/WorkerThread.h"
 
 #include "mlir/IR/Block.h"
 #include "mlir/IR/BuiltinAttributes.h"
@@ -17,36 +17,26 @@
 #include "mlir/IR/Location.h"
 #include "mlir/IR/MLIRContext.h"
 #include "mlir/IR/Operation.h"
+#include "mlir/Parser/Parser.h"
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/SmallVector.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/ADT/StringMap.h"
 #include "llvm/ADT/StringSet.h"
 #include "llvm/Support/Threading.h"
+#include "llvm/Support/raw_ostream.h"
 
 #include <algorithm>
 #include <atomic>
-#include <condition_variable>
 #include <cstring>
-#include <functional>
-#include <mutex>
-#include <new>
 #include <optional>
-#include <pthread.h>
 #include <string>
 #include <vector>
 
 using namespace mlir;
+using namespace hostoffload;
 using llvm::StringRef;
 
-/// The plain path: MLIR's parse of the whole text.
-static OwningOpRef<ModuleOp> parseWhole(StringRef text, StringRef bufferName,
-                                        MLIRContext *context) {
-  return parseSourceString<ModuleOp>(
-      text, ParserConfig(context, /*verifyAfterParse=*/false), bufferName);
-}
-
-#if HOSTOFFLOAD_FAST_PATHS
 namespace {
 
 constexpr size_t npos = StringRef::npos;
@@ -73,10 +63,7 @@ public:
     if (offset >= text.size())
       return false;
     start = offset;
-    const void *newline =
-        std::memchr(text.data() + offset, '\n', text.size() - offset);
-    size_t end = newline ? static_cast<const char *>(newline) - text.data()
-                         : text.size();
+    size_t end = std::min(text.find('\n', offset), text.size());
     line = text.slice(offset, end);
     offset = end + 1;
     return true;
@@ -92,12 +79,7 @@ private:
 
 /// Whether `line` starts with exactly `indent` blanks.
 bool isIndented(StringRef line, size_t indent) {
-  if (line.size() <= indent || line[indent] == ' ')
-    return false;
-  for (size_t i = 0; i < indent; ++i)
-    if (line[i] != ' ')
-      return false;
-  return true;
+  return line.find_first_not_of(' ') == indent;
 }
 
 /// Whether `line` starts an op `indent` blanks deep: its results or its
@@ -105,10 +87,6 @@ bool isIndented(StringRef line, size_t indent) {
 bool startsOpAt(StringRef line, size_t indent) {
   return isIndented(line, indent) &&
          (line[indent] == '%' || line[indent] == '"');
-}
-
-size_t countLines(StringRef text) {
-  return std::count(text.begin(), text.end(), '\n');
 }
 
 /// The index of the quote that ends the string whose opening quote is at
@@ -131,10 +109,7 @@ bool isNameChar(char c) {
 /// The end of the value name (without `#` and a result number) that starts
 /// with the `%` at `percent`.
 size_t nameEnd(StringRef text, size_t percent) {
-  size_t i = percent + 1;
-  while (i < text.size() && isNameChar(text[i]))
-    ++i;
-  return i;
+  return std::min(text.find_if_not(isNameChar, percent + 1), text.size());
 }
 
 /// Whether the text at `i` is a location, `loc(` after a blank.
@@ -227,50 +202,6 @@ headerArguments(StringRef header) {
     return std::nullopt;
   return arguments;
 }
-
-/// A set of value names; the names MLIR's printer makes (`%12`, `%arg12`)
-/// are kept as bits.
-class NameSet {
-public:
-  bool insert(StringRef name) {
-    if (std::optional<std::pair<unsigned, size_t>> numbered = number(name)) {
-      std::vector<bool> &bits = numberedNames[numbered->first];
-      if (numbered->second >= bits.size())
-        bits.resize(std::max(numbered->second + 1, bits.size() * 2));
-      if (bits[numbered->second])
-        return false;
-      bits[numbered->second] = true;
-      return true;
-    }
-    return otherNames.insert(name).second;
-  }
-
-  bool contains(StringRef name) const {
-    if (std::optional<std::pair<unsigned, size_t>> numbered = number(name)) {
-      const std::vector<bool> &bits = numberedNames[numbered->first];
-      return numbered->second < bits.size() && bits[numbered->second];
-    }
-    return otherNames.contains(name);
-  }
-
-private:
-  /// Which numbered kind `name` is (`%N` or `%argN`) and its number.
-  static std::optional<std::pair<unsigned, size_t>> number(StringRef name) {
-    StringRef digits = name.drop_front();
-    unsigned kind = digits.consume_front("arg") ? 1 : 0;
-    if (digits.empty() || digits.size() > 9 ||
-        (digits.size() > 1 && digits.front() == '0') ||
-        !llvm::all_of(digits, [](char c) { return llvm::isDigit(c); }))
-      return std::nullopt;
-    size_t value = 0;
-    for (char c : digits)
-      value = value * 10 + (c - '0');
-    return std::make_pair(kind, value);
-  }
-
-  std::vector<bool> numberedNames[2];
-  llvm::StringSet<> otherNames;
-};
 
 /// Where the parts of a module's text are.
 struct Layout {
@@ -441,7 +372,7 @@ struct SecondPart {
 std::optional<SecondPart> makeSecondPart(StringRef text, const Layout &layout) {
   SecondPart part;
   // The second part's own values and the others it uses, by group name.
-  NameSet defined, outsideSet;
+  llvm::StringSet<> defined, outsideSet;
   std::vector<StringRef> outside;
   StringRef second = text.slice(layout.split, layout.bodyEnd);
   Lines lines(second, 0);
@@ -469,7 +400,7 @@ std::optional<SecondPart> makeSecondPart(StringRef text, const Layout &layout) {
         StringRef name = line.slice(i, end);
         if (defining)
           defined.insert(name);
-        else if (!defined.contains(name) && outsideSet.insert(name))
+        else if (!defined.contains(name) && outsideSet.insert(name).second)
           outside.push_back(name);
         i = end - 1;
       }
@@ -553,36 +484,29 @@ std::optional<SecondPart> makeSecondPart(StringRef text, const Layout &layout) {
   // the placeholders on the line before the second part's first op, so that
   // each of its lines is where it is in the whole text. Comments and blank
   // lines among the aliases are left out.
-  size_t splitLine = countLines(text.substr(0, layout.split));
+  size_t splitLine = text.substr(0, layout.split).count('\n');
   if (splitLine < 2)
     return std::nullopt;
-  std::string &out = part.text;
-  out.reserve(layout.moduleBegin + (text.size() - layout.moduleEnd) +
-              splitLine + second.size() + 64 * part.placeholders.size() + 64);
+  llvm::raw_string_ostream out(part.text);
+  part.text.reserve(layout.moduleBegin + (text.size() - layout.moduleEnd) +
+                    splitLine + second.size() + 64 * part.placeholders.size() +
+                    64);
   for (StringRef aliases :
        {text.substr(0, layout.moduleBegin), text.substr(layout.moduleEnd)}) {
     Lines aliasLines(aliases, 0);
-    while (aliasLines.next(line, start)) {
+    while (aliasLines.next(line, start))
       if (line.starts_with("#") || line.starts_with("!"))
-        out.append(line.data(), line.size()).push_back(' ');
-    }
+        out << line << ' ';
   }
-  out.append(splitLine - 1, '\n');
-  out.append("\"")
-      .append(kPartOpName.data(), kPartOpName.size())
-      .append("\"() ({");
+  out << std::string(splitLine - 1, '\n') << '"' << kPartOpName << "\"() ({";
   for (const Placeholder &placeholder : part.placeholders) {
-    out.append(" ").append(placeholder.name.data(), placeholder.name.size());
+    out << ' ' << placeholder.name;
     if (placeholder.numResults != 1)
-      out.append(":").append(std::to_string(placeholder.numResults));
-    out.append(" = \"")
-        .append(kPlaceholderOpName.data(), kPlaceholderOpName.size())
-        .append("\"() : () -> ")
-        .append(placeholder.types.data(), placeholder.types.size());
+      out << ':' << placeholder.numResults;
+    out << " = \"" << kPlaceholderOpName << "\"() : () -> "
+        << placeholder.types;
   }
-  out.push_back('\n');
-  out.append(second.data(), second.size());
-  out.append("}) : () -> ()\n");
+  out << '\n' << second << "}) : () -> ()\n";
   return part;
 }
 
@@ -674,143 +598,17 @@ bool joinParts(ModuleOp firstModule, ModuleOp secondModule,
   return true;
 }
 
-/// Whether the line at `start` ends with a location, as every op's line of a
-/// text printed with debug information does.
-bool endsWithLocation(StringRef text, size_t start) {
-  StringRef line = text.substr(start);
-  line = line.take_until([](char c) { return c == '\n'; }).rtrim();
-  return line.ends_with(")") && line.contains(" loc(");
-}
-
-/// Sets this thread's `lexerPositionPlaceholder` while it lives.
-class LexerPositionsReplaced {
-public:
-  explicit LexerPositionsReplaced(LocationAttr placeholder) {
-    hostoffload::lexerPositionPlaceholder() = placeholder;
-  }
-  LexerPositionsReplaced(const LexerPositionsReplaced &) = delete;
-  LexerPositionsReplaced &operator=(const LexerPositionsReplaced &) = delete;
-  ~LexerPositionsReplaced() { hostoffload::lexerPositionPlaceholder() = {}; }
-};
-
-/// A location no text can spell, for `lexerPositionPlaceholder`.
-LocationAttr makePositionPlaceholder(MLIRContext *context) {
-  static const char tag = 0;
-  return OpaqueLoc::get(reinterpret_cast<uintptr_t>(&tag),
-                        TypeID::getFromOpaquePointer(&tag),
-                        UnknownLoc::get(context));
-}
-
-/// Whether `root`, or an op or block argument in it, kept `placeholder`: it
-/// had no `loc(...)` of its own.
-bool keepsPlaceholder(Operation *root, LocationAttr placeholder) {
-  if (root->getLoc() == placeholder)
-    return true;
-  // Blocks to visit, not recursion: regions nest as deep as the text likes.
-  llvm::SmallVector<Block *> blocks;
-  for (Region &region : root->getRegions())
-    for (Block &block : region)
-      blocks.push_back(&block);
-  while (!blocks.empty()) {
-    Block *block = blocks.pop_back_val();
-    for (BlockArgument argument : block->getArguments())
-      if (argument.getLoc() == placeholder)
-        return true;
-    for (Operation &op : *block) {
-      if (op.getLoc() == placeholder)
-        return true;
-      for (Region &region : op.getRegions())
-        for (Block &inner : region)
-          blocks.push_back(&inner);
-    }
-  }
-  return false;
-}
-
-/// The thread of the library's own that parses second parts, one at a time,
-/// for the life of the process. A thread keeps the malloc arena it first
-/// allocated from, so what one parse frees the next one reuses: with a new
-/// thread per parse, glibc handed each a different one of the arenas of a
-/// process with many threads (JAX's), and every check of a 100k-op module left
-/// another 60 MB behind.
-class PartWorker {
-public:
-  /// Starts `work` on the worker, or returns false if another parse has it
-  /// or no thread can be started.
-  bool start(std::function<void()> work) {
-    std::unique_lock<std::mutex> lock(mutex);
-    if (busy)
-      return false;
-    if (!running) {
-      pthread_t thread;
-      if (pthread_create(&thread, nullptr, run, this) != 0)
-        return false;
-      pthread_detach(thread);
-      running = true;
-    }
-    job = std::move(work);
-    busy = true;
-    done = false;
-    changed.notify_all();
-    return true;
-  }
-
-  /// Waits for the work begun by `start` to end.
-  void wait() {
-    std::unique_lock<std::mutex> lock(mutex);
-    changed.wait(lock, [this] { return done; });
-    busy = false;
-  }
-
-  /// After a fork: the child has no worker thread, and nothing waits for one.
-  void forget() {
-    new (&mutex) std::mutex();
-    new (&changed) std::condition_variable();
-    running = busy = false;
-    job = nullptr;
-  }
-
-private:
-  static void *run(void *self) {
-    static_cast<PartWorker *>(self)->serve();
-    return nullptr;
-  }
-
-  void serve() {
-    std::unique_lock<std::mutex> lock(mutex);
-    while (true) {
-      changed.wait(lock, [this] { return job != nullptr; });
-      std::function<void()> work = std::move(job);
-      job = nullptr;
-      lock.unlock();
-      work();
-      lock.lock();
-      done = true;
-      changed.notify_all();
-    }
-  }
-
-  std::mutex mutex;
-  std::condition_variable changed;
-  std::function<void()> job;
-  bool running = false, busy = false, done = false;
-};
-
-PartWorker &partWorker() {
-  // Never destroyed: the thread may still wait on it while the process exits.
-  static PartWorker *worker = [] {
-    auto *created = new PartWorker();
-    pthread_atfork(nullptr, nullptr, [] { partWorker().forget(); });
-    return created;
-  }();
+/// The worker that parses second parts, one at a time.
+WorkerThread &getPartWorker() {
+  static auto *worker = new WorkerThread();
   return *worker;
 }
 
 /// The module of the whole text parsed in two parts at once, the second on
 /// the part worker, or null where that is not done or fails.
-OwningOpRef<ModuleOp> parseInParts(StringRef text, StringRef bufferName,
-                                   MLIRContext *context, const Layout &layout,
-                                   bool withoutLexerPositions) {
+OwningOpRef<ModuleOp> parseParts(StringRef text, StringRef bufferName,
+                                 MLIRContext *context, const Layout &layout,
+                                 bool withoutLexerPositions) {
   std::atomic<bool> diagnosed{false};
   ScopedDiagnosticHandler quiet(context, [&](Diagnostic &) {
     diagnosed = true;
@@ -828,15 +626,16 @@ OwningOpRef<ModuleOp> parseInParts(StringRef text, StringRef bufferName,
 
   std::optional<SecondPart> part;
   OwningOpRef<ModuleOp> secondModule;
-  if (!partWorker().start([&] {
-        part = makeSecondPart(text, layout);
-        if (!part)
-          return;
-        LexerPositionsReplaced replaced(placeholder);
-        secondModule = parseSourceString<ModuleOp>(
-            part->text, ParserConfig(context, /*verifyAfterParse=*/false),
-            bufferName);
-      }))
+  llvm::unique_function<void()> parseSecondPart = [&] {
+    part = makeSecondPart(text, layout);
+    if (!part)
+      return;
+    LexerPositionsReplaced replaced(placeholder);
+    secondModule = parseSourceString<ModuleOp>(
+        part->text, ParserConfig(context, /*verifyAfterParse=*/false),
+        bufferName);
+  };
+  if (!getPartWorker().post(parseSecondPart, /*onlyIfIdle=*/true))
     return nullptr;
 
   // The first part: the text with the second part's lines left empty.
@@ -844,7 +643,7 @@ OwningOpRef<ModuleOp> parseInParts(StringRef text, StringRef bufferName,
   std::string first;
   first.reserve(text.size() - second.size() + second.size() / 64);
   first.append(text.data(), layout.split);
-  first.append(countLines(second), '\n');
+  first.append(second.count('\n'), '\n');
   StringRef rest = text.substr(layout.bodyEnd);
   first.append(rest.data(), rest.size());
   OwningOpRef<ModuleOp> firstModule;
@@ -853,7 +652,7 @@ OwningOpRef<ModuleOp> parseInParts(StringRef text, StringRef bufferName,
     firstModule = parseSourceString<ModuleOp>(
         first, ParserConfig(context, /*verifyAfterParse=*/false), bufferName);
   }
-  partWorker().wait();
+  getPartWorker().waitUntilIdle();
 
   if (!firstModule || !secondModule || diagnosed ||
       !joinParts(*firstModule, *secondModule, layout, *part))
@@ -872,103 +671,26 @@ bool canParseInParts(MLIRContext *context) {
 
 } // namespace
 
-OwningOpRef<Operation *> hostoffload::parseWithoutLexerPositions(
-    StringRef text, MLIRContext *context,
-    llvm::function_ref<OwningOpRef<Operation *>()> parse) {
-  if (!fastPathEnabled(FastPath::LexerPositions))
+OwningOpRef<ModuleOp>
+hostoffload::parseInParts(StringRef text, StringRef bufferName,
+                          MLIRContext *context, size_t minBodyBytes,
+                          bool withoutLexerPositions, bool &tried) {
+  tried = false;
+  if (!canParseInParts(context))
     return nullptr;
-  // The last line that is not a location alias closes the module: printed
-  // with debug information, it ends with the module's location, and so does
-  // every op's.
-  StringRef rest = text.rtrim();
-  StringRef last;
-  do {
-    size_t lineStart = rest.rfind('\n');
-    last = lineStart == npos ? rest : rest.substr(lineStart + 1);
-    rest = lineStart == npos ? StringRef() : rest.take_front(lineStart).rtrim();
-  } while (last.starts_with("#") && !rest.empty());
-  if (last.starts_with("#") || !endsWithLocation(last, 0))
+  std::optional<Layout> layout = findLayout(text, minBodyBytes);
+  if (!layout)
     return nullptr;
-
-  bool diagnosed = false;
-  ScopedDiagnosticHandler quiet(context, [&](Diagnostic &) {
-    diagnosed = true;
-    return success();
-  });
-  LocationAttr placeholder = makePositionPlaceholder(context);
-  OwningOpRef<Operation *> parsed;
-  {
-    LexerPositionsReplaced replaced(placeholder);
-    parsed = parse();
-  }
-  if (!parsed || diagnosed || keepsPlaceholder(parsed.get(), placeholder))
-    return nullptr;
-  return parsed;
+  bool multithreading = context->isMultithreadingEnabled();
+  // The two parsers must not load a dialect at once.
+  context->loadAllAvailableDialects();
+  context->enableMultithreading(true);
+  // MLIR's command line can keep threading off.
+  tried = context->isMultithreadingEnabled();
+  OwningOpRef<ModuleOp> module;
+  if (tried)
+    module =
+        parseParts(text, bufferName, context, *layout, withoutLexerPositions);
+  context->enableMultithreading(multithreading);
+  return module;
 }
-
-LocationAttr &hostoffload::lexerPositionPlaceholder() {
-  static thread_local LocationAttr placeholder;
-  return placeholder;
-}
-
-OwningOpRef<ModuleOp> hostoffload::parseModule(StringRef text,
-                                               StringRef bufferName,
-                                               MLIRContext *context,
-                                               const ParseOptions &options,
-                                               bool *parsedInParts) {
-  if (parsedInParts)
-    *parsedInParts = false;
-  bool withoutLexerPositions = options.withoutLexerPositions &&
-                               fastPathEnabled(FastPath::LexerPositions);
-  // A text the parse in parts gave back is parsed as usual at once: it had
-  // an error or ops without their own location (or the part worker was busy
-  // with another caller's).
-  bool triedParts = false;
-  if (fastPathEnabled(FastPath::ParseInParts) && canParseInParts(context)) {
-    if (std::optional<Layout> layout =
-            findLayout(text, options.minParallelBodyBytes)) {
-      bool multithreading = context->isMultithreadingEnabled();
-      // The two parsers must not load a dialect at once.
-      context->loadAllAvailableDialects();
-      context->enableMultithreading(true);
-      // MLIR's command line can keep threading off.
-      OwningOpRef<ModuleOp> module;
-      if (context->isMultithreadingEnabled()) {
-        triedParts = true;
-        module = parseInParts(text, bufferName, context, *layout,
-                              withoutLexerPositions);
-      }
-      context->enableMultithreading(multithreading);
-      if (module) {
-        if (parsedInParts)
-          *parsedInParts = true;
-        return module;
-      }
-    }
-  }
-  if (triedParts || !withoutLexerPositions)
-    return parseWhole(text, bufferName, context);
-  if (OwningOpRef<Operation *> parsed =
-          parseWithoutLexerPositions(text, context, [&] {
-            return OwningOpRef<Operation *>(
-                parseWhole(text, bufferName, context).release());
-          }))
-    return OwningOpRef<ModuleOp>(llvm::cast<ModuleOp>(parsed.release()));
-  return parseWhole(text, bufferName, context);
-}
-#else
-OwningOpRef<Operation *> hostoffload::parseWithoutLexerPositions(
-    StringRef, MLIRContext *, llvm::function_ref<OwningOpRef<Operation *>()>) {
-  return nullptr;
-}
-
-OwningOpRef<ModuleOp> hostoffload::parseModule(StringRef text,
-                                               StringRef bufferName,
-                                               MLIRContext *context,
-                                               const ParseOptions &,
-                                               bool *parsedInParts) {
-  if (parsedInParts)
-    *parsedInParts = false;
-  return parseWhole(text, bufferName, context);
-}
-#endif

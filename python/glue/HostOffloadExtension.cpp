@@ -580,6 +580,18 @@ NB_MODULE(_hostoffload, m) {
       "The fast paths HOSTOFFLOAD_PLAIN can name, comma-separated; \"1\" "
       "turns every one off.");
   m.def(
+      "parser_wraps_called",
+      [] {
+        nb::dict called;
+        for (intptr_t i = 0, e = hostoffloadGetNumParserWraps(); i < e; ++i)
+          called[nb::str(toString(hostoffloadGetParserWrapName(i)).c_str())] =
+              hostoffloadWasParserWrapCalled(i);
+        return called;
+      },
+      "For each MLIR function the extension's link wraps (a fast path of the "
+      "parser), whether a call of it has reached the library's function in "
+      "this process.");
+  m.def(
       "describe_fast_paths",
       [] {
         std::string description;

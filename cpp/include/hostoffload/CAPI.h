@@ -77,7 +77,7 @@ MLIR_CAPI_EXPORTED MlirLogicalResult hostoffloadAnalyzeToValues(
 /// default, hostoffloadGetDefaultParallelBodyBytes. `parsedInParts`, unless
 /// null, is set to whether it was. Where every op carries its own location,
 /// the lexer's position of each is not made unless `lexerPositions` is set
-/// (the parse is then MLIR's own, for comparing; hostoffload/ParallelParse.h).
+/// (the parse is then MLIR's own, for comparing; hostoffload/Parse.h).
 MLIR_CAPI_EXPORTED MlirModule hostoffloadParseModule(
     MlirContext context, MlirStringRef text, MlirStringRef bufferName,
     bool verify, intptr_t minParallelBodyBytes, bool lexerPositions,
@@ -110,6 +110,13 @@ MLIR_CAPI_EXPORTED bool hostoffloadFastPathEnabled(MlirStringRef name);
 /// How many fast paths HOSTOFFLOAD_PLAIN can name, and the name of each.
 MLIR_CAPI_EXPORTED intptr_t hostoffloadGetNumFastPaths(void);
 MLIR_CAPI_EXPORTED MlirStringRef hostoffloadGetFastPathName(intptr_t index);
+
+/// How many MLIR functions the links wrap (hostoffload/ParserWraps.h), the
+/// name of each, and whether a call of it has reached the library's function
+/// in this process.
+MLIR_CAPI_EXPORTED intptr_t hostoffloadGetNumParserWraps(void);
+MLIR_CAPI_EXPORTED MlirStringRef hostoffloadGetParserWrapName(intptr_t index);
+MLIR_CAPI_EXPORTED bool hostoffloadWasParserWrapCalled(intptr_t index);
 
 /// Calls `callback` once with how the fast paths were decided
 /// (hostoffload::describeFastPaths()).

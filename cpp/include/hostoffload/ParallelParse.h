@@ -23,14 +23,9 @@
 // whole; so does any error of either part's parse, after which the whole text
 // is parsed again for MLIR's own diagnostics.
 //
-// A text whose ops carry their own `loc(...)` (JAX prints one on every op and
-// block argument) is parsed, whole or in parts, without the file, line and
-// column the lexer gives each op and block argument only for the `loc(...)`
-// after it to replace: see `lexerPositionPlaceholder`.
-//
-// Both are fast paths (hostoffload/FastPaths.h): on the plain path,
-// `parseModule` is MLIR's parse of the whole text and
-// `parseWithoutLexerPositions` parses nothing.
+// A text whose ops carry their own `loc(...)` is parsed in parts without the
+// lexer's positions (hostoffload/LexerPositions.h). A fast path
+// (hostoffload/FastPaths.h), taken through hostoffload/Parse.h.
 //
 //===----------------------------------------------------------------------===//
 
@@ -39,65 +34,26 @@
 
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/OwningOpRef.h"
-#include "mlir/Parser/Parser.h"
-#include "llvm/ADT/STLFunctionalExtras.h"
 #include "llvm/ADT/StringRef.h"
 
 #include <cstddef>
 
 namespace hostoffload {
 
-/// The smallest function body, in bytes of text, that `parseModule` parses on
-/// two threads by default: about 10,000 ops of JAX's text, whose parse takes
-/// tens of milliseconds.
-constexpr size_t kDefaultParallelBodyBytes = size_t(1) << 20;
-
-/// How `parseModule` may parse.
-struct ParseOptions {
-  /// The smallest function body parsed in two parts.
-  size_t minParallelBodyBytes = kDefaultParallelBodyBytes;
-  /// Whether the lexer's positions may be left out of a text whose ops carry
-  /// their own locations (see `lexerPositionPlaceholder`); false parses as
-  /// MLIR's parser does (what the tests compare with).
-  bool withoutLexerPositions = true;
-};
-
-/// Parses `text` into a builtin.module as `mlir::parseSourceString<ModuleOp>`
-/// does (without verifying it), with the same result and diagnostics, naming
-/// the text `bufferName` in the locations the parser makes. A function body of
-/// at least `options.minParallelBodyBytes` is parsed in two parts on two
-/// threads (see the file comment) when the machine runs two threads at once
-/// and the context allows unregistered dialects; the context's multithreading
-/// is enabled for that while and restored after. `parsedInParts`, if given,
-/// is set to whether the module returned was parsed in two parts.
-mlir::OwningOpRef<mlir::ModuleOp> parseModule(llvm::StringRef text,
-                                              llvm::StringRef bufferName,
-                                              mlir::MLIRContext *context,
-                                              const ParseOptions &options = {},
-                                              bool *parsedInParts = nullptr);
-
-/// Calls `parse`, a parse of `text` in `context`, with the lexer's positions
-/// left out (see `lexerPositionPlaceholder`) where the text closes its module
-/// with a location, as a text printed with debug information does (every op
-/// and block argument then has one). Returns what it parsed, or null where
-/// that was not tried or must be done again as usual: the parse failed or
-/// diagnosed anything (whose location may be the placeholder; diagnostics of
-/// the call do not reach the context's handlers), or an op or block argument
-/// kept the placeholder.
-mlir::OwningOpRef<mlir::Operation *> parseWithoutLexerPositions(
-    llvm::StringRef text, mlir::MLIRContext *context,
-    llvm::function_ref<mlir::OwningOpRef<mlir::Operation *>()> parse);
-
-/// The location MLIR's lexers on this thread give every position of their
-/// text instead of its file, line and column; null but while a text (or a
-/// part of one) is parsed on this thread that way. Those locations, a new
-/// attribute for every op and block argument (and for every op's type, kept
-/// for errors), cost a quarter to a third of the parse, made under the
-/// context's lock in two parts, and the `loc(...)` after each replaces them:
-/// a parse that leaves this location on any op or block argument is thrown
-/// away, and the text parsed as usual. Read by the wrap of the lexer
-/// (cpp/lib/ParserWraps/SourceLocations.cpp); without it, nothing changes.
-mlir::LocationAttr &lexerPositionPlaceholder();
+/// The module of `text` (named `bufferName` in the locations the parser
+/// makes) parsed in two parts on two threads, as `mlir::parseSourceString`
+/// would parse it whole, without verifying it. Null, with `tried` false, where
+/// the machine does not run two threads at once, the context does not allow
+/// unregistered dialects or keeps threading off, or the text has no function
+/// body of at least `minBodyBytes` in the layout above; null with `tried` true
+/// where the parts were parsed but failed (an error, an op without its own
+/// location while `withoutLexerPositions`, or the worker busy with another
+/// caller's): the caller then parses the whole text. The context's
+/// multithreading is enabled while the parts are parsed and restored after.
+mlir::OwningOpRef<mlir::ModuleOp>
+parseInParts(llvm::StringRef text, llvm::StringRef bufferName,
+             mlir::MLIRContext *context, size_t minBodyBytes,
+             bool withoutLexerPositions, bool &tried);
 
 } // namespace hostoffload
 

@@ -5,7 +5,8 @@
 #include "hostoffload/FastPaths.h"
 #include "hostoffload/HostOffloadAnalysis.h"
 #include "hostoffload/ModuleVerifier.h"
-#include "hostoffload/ParallelParse.h"
+#include "hostoffload/Parse.h"
+#include "hostoffload/ParserWraps.h"
 #include "hostoffload/Passes.h"
 
 #include "../Analysis/ModuleOps.h"
@@ -441,6 +442,19 @@ intptr_t hostoffloadGetNumFastPaths(void) {
 
 MlirStringRef hostoffloadGetFastPathName(intptr_t index) {
   return wrap(llvm::StringRef(hostoffload::getFastPathNames()[index]));
+}
+
+intptr_t hostoffloadGetNumParserWraps(void) {
+  return static_cast<intptr_t>(hostoffload::getParserWrapNames().size());
+}
+
+MlirStringRef hostoffloadGetParserWrapName(intptr_t index) {
+  return wrap(llvm::StringRef(hostoffload::getParserWrapNames()[index]));
+}
+
+bool hostoffloadWasParserWrapCalled(intptr_t index) {
+  return hostoffload::wasParserWrapCalled(
+      static_cast<hostoffload::ParserWrap>(index));
 }
 
 void hostoffloadDescribeFastPaths(MlirStringCallback callback, void *userData) {

@@ -13,6 +13,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "hostoffload/FastPaths.h"
+#include "hostoffload/ParserWraps.h"
 
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/StringExtras.h"
@@ -35,6 +36,7 @@ extern "C" bool __real__ZN4mlir7Dialect16isValidNamespaceEN4llvm9StringRefE(
 /// What the link calls instead of `mlir::Dialect::isValidNamespace`.
 extern "C" bool __wrap__ZN4mlir7Dialect16isValidNamespaceEN4llvm9StringRefE(
     llvm::StringRef str) {
+  hostoffload::noteParserWrapCalled(hostoffload::ParserWrap::ValidNamespace);
   if (!hostoffload::fastPathEnabled(hostoffload::FastPath::DialectNamespace))
     return __real__ZN4mlir7Dialect16isValidNamespaceEN4llvm9StringRefE(str);
   return !str.empty() && isNamespaceStart(str.front()) &&

@@ -10,7 +10,7 @@
 #include "CachedDiagnosticHandler.h"
 
 #include "hostoffload/FastPaths.h"
-#include "hostoffload/ParallelParse.h"
+#include "hostoffload/Parse.h"
 
 #include "mlir/Bytecode/BytecodeWriter.h"
 #include "mlir/Debug/CLOptionsSetup.h"
@@ -103,25 +103,21 @@ mlir::LogicalResult hostoffload::processWithoutTeardown(
   bool multithreading = context.isMultithreadingEnabled();
   if (fastPathEnabled(FastPath::UnlockedParse))
     context.disableMultithreading();
-  // Resources of dialects that are not loaded pass through to the output.
-  auto fallbackResourceMap = std::make_unique<mlir::FallbackAsmResourceMap>();
+  // Resources of dialects that are not loaded pass through to the output;
+  // a parse done again reads them anew.
+  std::unique_ptr<mlir::FallbackAsmResourceMap> fallbackResourceMap;
   auto parse = [&] {
+    fallbackResourceMap = std::make_unique<mlir::FallbackAsmResourceMap>();
     mlir::ParserConfig parserConfig(&context, config.shouldVerifyOnParsing(),
                                     fallbackResourceMap.get());
     return mlir::parseSourceFileForTool(sourceMgr, parserConfig,
                                         !config.shouldUseExplicitModule());
   };
   mlir::TimingScope parserTiming = timing.nest("Parser");
-  // Where every op carries its own location, the lexer's are not made; a
-  // parse that needs them is done again, with resources read anew.
-  llvm::StringRef text =
-      sourceMgr->getMemoryBuffer(sourceMgr->getMainFileID())->getBuffer();
-  mlir::OwningOpRef<mlir::Operation *> parsed =
-      hostoffload::parseWithoutLexerPositions(text, &context, parse);
-  if (!parsed) {
-    fallbackResourceMap = std::make_unique<mlir::FallbackAsmResourceMap>();
-    parsed = parse();
-  }
+  const llvm::MemoryBuffer &buffer =
+      *sourceMgr->getMemoryBuffer(sourceMgr->getMainFileID());
+  mlir::OwningOpRef<mlir::Operation *> parsed = hostoffload::parseWithFastPaths(
+      buffer.getBuffer(), buffer.getBufferIdentifier(), &context, parse);
   // Released at once, so that it is never destroyed (see the header), but on
   // the plain path, where it is destroyed on return as MlirOptMain does.
   mlir::Operation *op = parsed.get();

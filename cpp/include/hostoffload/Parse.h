@@ -1,0 +1,61 @@
+//===- Parse.h - the library's parse of a module's text ---------*- C++ -*-===//
+//
+// MLIR's parse of a module's text, with the fast paths that make it wait less
+// (hostoffload/FastPaths.h): a long function parsed in two parts on two
+// threads (ParallelParse.h), and a text whose ops carry their own locations
+// parsed without the lexer's positions (LexerPositions.h). Results and
+// diagnostics are MLIR's. `hostoffload.check` parses with parseModule,
+// offload-opt with parseWithFastPaths around its own parse.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef HOSTOFFLOAD_PARSE_H
+#define HOSTOFFLOAD_PARSE_H
+
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/OwningOpRef.h"
+#include "llvm/ADT/STLFunctionalExtras.h"
+#include "llvm/ADT/StringRef.h"
+
+#include <cstddef>
+
+namespace hostoffload {
+
+/// The smallest function body, in bytes of text, parsed on two threads by
+/// default: about 10,000 ops of JAX's text, whose parse takes tens of
+/// milliseconds.
+constexpr size_t kDefaultParallelBodyBytes = size_t(1) << 20;
+
+/// How a text may be parsed.
+struct ParseOptions {
+  /// The smallest function body parsed in two parts.
+  size_t minParallelBodyBytes = kDefaultParallelBodyBytes;
+  /// Whether the lexer's positions may be left out of a text whose ops carry
+  /// their own locations; false parses as MLIR's parser does (what the tests
+  /// compare with).
+  bool withoutLexerPositions = true;
+};
+
+/// Returns what `parse` returns, MLIR's parse of the whole `text` (named
+/// `bufferName`) in `context`, parsed in two parts or without the lexer's
+/// positions where the text allows, with the same result; `parse` is called
+/// where neither is taken or either fails, so that every diagnostic is its.
+/// `parsedInParts`, if given, is set to whether the result was parsed in two
+/// parts.
+mlir::OwningOpRef<mlir::Operation *> parseWithFastPaths(
+    llvm::StringRef text, llvm::StringRef bufferName,
+    mlir::MLIRContext *context,
+    llvm::function_ref<mlir::OwningOpRef<mlir::Operation *>()> parse,
+    const ParseOptions &options = {}, bool *parsedInParts = nullptr);
+
+/// Parses `text` into a builtin.module as `mlir::parseSourceString<ModuleOp>`
+/// does (without verifying it), through parseWithFastPaths.
+mlir::OwningOpRef<mlir::ModuleOp> parseModule(llvm::StringRef text,
+                                              llvm::StringRef bufferName,
+                                              mlir::MLIRContext *context,
+                                              const ParseOptions &options = {},
+                                              bool *parsedInParts = nullptr);
+
+} // namespace hostoffload
+
+#endif // HOSTOFFLOAD_PARSE_H

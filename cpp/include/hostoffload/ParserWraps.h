@@ -1,0 +1,41 @@
+//===- ParserWraps.h - MLIR parser functions the links replace --*- C++ -*-===//
+//
+// The links of offload-opt and of the Python extensions send MLIR's calls of
+// a few parser functions to faster equivalents of the library's (`--wrap`,
+// cpp/lib/ParserWraps/). A wrap applies only to the calls the linker
+// resolves: where MLIR's callers stop calling a function through the linker
+// (inlined into them in another MLIR, or renamed), MLIR's own function runs
+// and the wrap is silently left out. Each wrap notes its first call, so that
+// the tests can tell that every wrap still applies.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef HOSTOFFLOAD_PARSERWRAPS_H
+#define HOSTOFFLOAD_PARSERWRAPS_H
+
+#include "llvm/ADT/ArrayRef.h"
+#include "llvm/ADT/StringRef.h"
+
+namespace hostoffload {
+
+/// The MLIR functions the links wrap.
+enum class ParserWrap : unsigned {
+  /// `mlir::Lexer::getEncodedSourceLocation` (SourceLocations.cpp).
+  EncodedSourceLocation,
+  /// `mlir::Dialect::isValidNamespace` (DialectNamespace.cpp).
+  ValidNamespace,
+};
+
+/// The name of each wrapped function, by ParserWrap.
+llvm::ArrayRef<llvm::StringLiteral> getParserWrapNames();
+
+/// Notes that a call of `wrap` reached the library's function.
+void noteParserWrapCalled(ParserWrap wrap);
+
+/// Whether a call of `wrap` has reached the library's function in this
+/// process: never in a build without the fast paths, which links no wrap.
+bool wasParserWrapCalled(ParserWrap wrap);
+
+} // namespace hostoffload
+
+#endif // HOSTOFFLOAD_PARSERWRAPS_H
