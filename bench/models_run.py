@@ -5,8 +5,8 @@ For every model, variant (``ok``, ``e1200``) and size it reports, in one run:
 - JAX's lowering (``jax.jit(step).trace(*args).lower(lowering_platforms=("tpu",))``) and the
   module's op count;
 - ``hostoffload.check(lowered)`` end to end, as a user calls it, after a first check of a small
-  program in the same process (a process's first check pays about 50 ms for the library's
-  imports and first context);
+  program in the same process (a process's first check also pays for the library's imports
+  and first context);
 - ``offload-opt --host-offload-check`` on the module's generic text, end to end (start to
   exit), with MLIR's parse, the module's verification and the check pass from
   ``--mlir-timing``, and its peak RSS;
@@ -17,15 +17,16 @@ For every model, variant (``ok``, ``e1200``) and size it reports, in one run:
 
 Every time is measured ``--repeat`` times (3 by default) and reported as a range.
 
-The fast paths (cpp/include/hostoffload/FastPaths.h; docs/performance.md, "The fast paths")
-are switched by ``HOSTOFFLOAD_PLAIN``. ``--both`` measures each model with them and without
-(``HOSTOFFLOAD_PLAIN=1``), ``--both NAMES`` without those named; ``--pieces`` with all of
-them, without any, and without each one alone (``--check-pieces``/``--opt-pieces NAMES``: only
-those, each measured only on that route; ``a+b`` turns ``a`` and ``b`` off together). The model is lowered once; each measurement
-of ``check(lowered)`` runs in a child forked from the process that holds the lowering, with
-the switch set before the library first reads it, and the modes take turns in every repeat
-so that they share the machine's minutes. The second table gives, for each mode, how much
-longer ``check(lowered)`` and ``offload-opt`` take than with every fast path (medians).
+The fast paths (cpp/include/hostoffload/FastPaths.h; docs/performance.md, "The fast paths") are
+switched by ``HOSTOFFLOAD_PLAIN``. ``--both`` measures each model with them and without
+(``HOSTOFFLOAD_PLAIN=1``), ``--both NAMES`` without those named; ``--pieces`` with all of them,
+without any, and without each one alone (``--check-pieces``/``--opt-pieces NAMES``: only those,
+each measured only on that route; ``a+b`` turns ``a`` and ``b`` off together). The model is
+lowered once; each measurement of ``check(lowered)`` runs in a child forked from the process
+that holds the lowering, with the switch set before the library first reads it, and the modes
+take turns in every repeat so that they share the machine's minutes. The second table gives,
+for each mode, how much longer ``check(lowered)`` and ``offload-opt`` take than with every fast
+path (medians).
 Run from the repository root::
 
     python -m bench.models_run                          # 100k and 1M ops, every model

@@ -21,12 +21,12 @@ For every benchmark shape of ``tools/generate.py`` and every size it reports, in
 With ``--repeat N`` every offload-opt measurement is the median of N rounds, the sizes of a shape
 measured in turn (each size's first round, then each size's second, ...) so that the growth from
 one size to the next compares runs made in the same minutes. Each round checks a freshly parsed
-module twice (the check alone, and the check run twice), so the first check, a few milliseconds
-at 100k ops, is the median of 2N samples. Run from the repository root::
+module twice (the check alone, and the check run twice), so the first check is the median of
+2N samples. Run from the repository root::
 
     python -m bench.run                        # 10k, 100k, 1M ops, every shape
     python -m bench.run --sizes 4000000 --shapes chain fanout
-    python -m bench.run --smoke                # 2k ops, a few seconds
+    python -m bench.run --smoke                # 2k ops per shape
     python -m bench.run --xla-python ../oracle-venv/bin/python --sizes 10000,100000
 """
 

@@ -36,8 +36,8 @@ static std::string toString(MlirStringRef text) {
 /// How the objects of a plain dataclass (every field given to the `__init__`
 /// dataclasses wrote, no default factory, no `__post_init__`, no `__new__` of
 /// its own) are made: their fields set in order, as that `__init__` sets
-/// them, without a call that parses a dozen keyword arguments in Python (a
-/// Finding takes a third of the time).
+/// them, without a call that parses a dozen keyword arguments in Python for
+/// each object.
 struct FieldSetter {
   /// The fields (names interned) and their defaults (null if required).
   std::vector<std::pair<PyObject *, PyObject *>> fields;

@@ -7,11 +7,11 @@ read into a module of jaxlib's MLIR (:func:`jaxlib_module`), which is printed in
 form with debug information, as bytes or into a file (MLIR prints the bodies of dialect
 attributes as they are, so they need not be UTF-8).
 
-This module imports neither jaxlib nor :mod:`hostoffload.mlir` until a conversion runs, and
-jax only for ``jax.export`` artifacts: every other form needs only jaxlib, whose import takes
-a tenth of jax's (about 0.15 s against 1 s). Run as ``python -m hostoffload._convert FORM NAME
-PATH DESCRIPTOR`` it converts its standard input in a child process into the inherited file
-``DESCRIPTOR`` (see :func:`convert_in_child`): jaxlib terminates the process on some inputs.
+This module imports neither jaxlib nor :mod:`hostoffload.mlir` until a conversion runs, and jax
+only for ``jax.export`` artifacts: every other form needs only jaxlib, and importing jax would
+take far longer. Run as ``python -m hostoffload._convert FORM NAME PATH DESCRIPTOR`` it converts
+its standard input in a child process into the inherited file ``DESCRIPTOR`` (see
+:func:`convert_in_child`): jaxlib terminates the process on some inputs.
 """
 
 from __future__ import annotations
@@ -34,8 +34,8 @@ from hostoffload.diagnostic import Diagnostic, InputError, Location, diagnostics
 
 # The exit status of the child when it raised an InputError (written as JSON on stdout).
 _EXIT_INPUT_ERROR = 3
-# How long a conversion may take: ten times what a 100,000-op module of each form takes
-# (docs/input-forms.md); jaxlib loops forever on some damaged bytecode.
+# How long a conversion may take, far beyond what a large module of each form needs
+# (docs/input-forms.md, "Costs"); jaxlib loops forever on some damaged bytecode.
 _TIMEOUT_SECONDS = 60
 _TIMEOUT_SECONDS_PER_MB = 20
 
@@ -382,10 +382,8 @@ def convert_in_child_into(
     descriptor: int, data: bytes, form: Form, name: str | None, path: str | None
 ) -> None:
     """:func:`convert_in_child` into the empty file open as ``descriptor``, which the child
-    prints into itself: the generic text of a million-op model is a few hundred megabytes,
-    which would otherwise be read back, piped over and written out again (3.6 s of the
-    conversion of a 1M-op model's pretty text, docs/performance.md). Read it from its
-    start."""
+    prints into itself: the generic text of a large model would otherwise be read back, piped
+    over and written out again (docs/input-forms.md, "Costs"). Read it from its start."""
     command = [
         sys.executable,
         "-m",
@@ -463,5 +461,5 @@ if __name__ == "__main__":
     status = _child_main(sys.argv[1:])
     sys.stdout.flush()
     # The module is printed and its file closed: tearing down jaxlib's module and context
-    # would only take time (a third of a second at 1M ops).
+    # would only take time.
     os._exit(status)

@@ -84,7 +84,7 @@ def check_named(
     _require_entry(entry, name)
     release = xla_release_named(xla_release)
     with _source.resolve(source, name, copy=False) as module:
-        # Just parsed and verified: a second verifier pass would cost as much as the analysis.
+        # Just parsed and verified: a second verifier pass would find nothing new.
         report = _analyze(module, entry, strict, allow_h2h_copy, release)
     return report.without_suppressed()
 
@@ -212,7 +212,7 @@ def _analyze(
             xla_release=xla_release,
         )
         report = Report.from_objects(data, module.name)
-    # Only the fix reads them, and reading takes 8 us an output through MLIR's Python API.
+    # Only the fix reads them, and each output is read through MLIR's Python API.
     failing = any(finding.code == "E1200" for finding in report.errors)
     outputs = _entry_outputs(module.operation, report.entry) if failing else None
     return dataclasses.replace(report, outputs=outputs, platform=module.platform)
@@ -256,8 +256,8 @@ def _text(attribute: ir.Attribute) -> str:
 @contextmanager
 def no_cyclic_gc() -> Iterator[None]:
     """Python's cyclic collector would walk the report's objects again and again as they are
-    made, although they hold no cycles: on a model with thousands of findings that is half of
-    building the report (docs/performance.md)."""
+    made, although they hold no cycles: with thousands of findings, building the report would
+    wait on it (docs/performance.md)."""
     enabled = gc.isenabled()
     gc.disable()
     try:

@@ -97,7 +97,7 @@ class _LocationEntries(Sequence[Location]):
         return len(self._entries)
 
     def __getitem__(self, index: Any) -> Any:
-        # A report asks for its locations tens of thousands of times, mostly made already.
+        # A report asks for its locations over and over, mostly made already.
         if type(index) is int:
             made = self._made.get(index)
             if made is not None:

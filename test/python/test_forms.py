@@ -535,7 +535,7 @@ def no_jax(tmp_path_factory: pytest.TempPathFactory) -> dict[str, str]:
 
 @pytest.fixture(scope="module")
 def jaxlib_only(tmp_path_factory: pytest.TempPathFactory) -> dict[str, str]:
-    """jaxlib without jax, which takes ten times as long to import."""
+    """jaxlib without jax, whose import takes far longer than jaxlib's."""
     return hiding(tmp_path_factory.mktemp("jaxlib-only"), "jax")
 
 

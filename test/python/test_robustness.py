@@ -467,7 +467,7 @@ def test_input_errors_do_not_dump_the_module() -> None:
 
 # Two public declarations in a module nested in the implicit top-level one: MLIR verifies them
 # on worker threads, and MLIR's Python bindings then build Python objects without the GIL (an
-# abort, about 5 times in 6) unless the context is single-threaded. Found by tools/fuzz.
+# abort, on most runs) unless the context is single-threaded. Found by tools/fuzz.
 NESTED_MODULE_ERRORS = """\
 "builtin.module"() ({
   "func.func"() <{function_type = () -> (), sym_name = "a"}> ({
@@ -742,8 +742,8 @@ def test_location_nested_100k_deep() -> None:
 
 def test_50k_outputs_declared_by_module_memory_spaces() -> None:
     """Modules converted from HLO declare the memory space of every output in one module
-    attribute. Reading it, or rewriting it, once per output was quadratic: 30 to 70 s at
-    50k outputs."""
+    attribute. Reading it, or rewriting it, once per output would be quadratic in the
+    outputs."""
     report = check_and_fix_large(generate("memory_space_outputs", 50_000), ("E1200",) * 50_000)
     assert [error.output_index for error in report.errors] == list(range(50_000))
     assert report.errors[-1].message.endswith(

@@ -47,8 +47,9 @@ from tools.fuzz.fuzz import DONE, INPUT, REPO_ROOT, RESULT, Stats, _log, _messag
 # worker died in jaxlib (which the API and offload-opt run in a child process) or after it.
 CONVERTING = b"C"
 CONVERTED = b"V"
-# A small conversion takes milliseconds: a worker silent for --hang-seconds is stuck in jaxlib
-# (fuzz.py waits 30 s, which would take a third of the run); its start may take this long.
+# A small conversion is quick: a worker silent for --hang-seconds is stuck in jaxlib, which
+# hangs on enough inputs that fuzz.py's 30 s for each would spend much of the run waiting; its
+# start may take this long.
 STARTUP_SECONDS = 300.0
 
 INPUTS = REPO_ROOT / "test" / "lit" / "forms" / "Inputs"
@@ -264,7 +265,7 @@ def worker(
 
 def _warm_up(seeds: list[bytes]) -> None:
     """Converts and checks every seed once, before the first input: the first conversion of
-    each form imports the rest of jaxlib, seconds on a loaded machine, which is no hang."""
+    each form imports the rest of jaxlib, which is no hang however long a loaded machine takes."""
     import hostoffload
     from hostoffload import _convert
     from hostoffload._forms import recognise
@@ -280,7 +281,7 @@ def _warm_up(seeds: list[bytes]) -> None:
 
 def _reuse_one_jaxlib_context() -> None:
     """Makes the converters of this worker share one jaxlib context: creating one takes
-    9 ms, three times what converting a small module takes."""
+    longer than converting a small module."""
     from jax._src.interpreters import mlir as jax_mlir
 
     from hostoffload import _convert
@@ -300,7 +301,7 @@ def _worker_messages(
     stream: IO[bytes], hang_seconds: float
 ) -> Iterator[tuple[bytes, bytes] | None]:
     """The worker's messages, as fuzz.py's, but the first may take STARTUP_SECONDS: on a
-    loaded machine a niced worker can take a minute to import jax and warm up, no hang."""
+    loaded machine a niced worker is slow to import jax and warm up, which is no hang."""
     fuzz.HANG_SECONDS = STARTUP_SECONDS
     for message in _messages(stream):
         fuzz.HANG_SECONDS = hang_seconds

@@ -315,8 +315,7 @@ def worker(seed: int, count: int, driver_every: int, with_jax: bool) -> None:
     stream = os.fdopen(os.dup(1), "wb")
     os.dup2(2, 1)
     if not with_jax:
-        # Without the [jax] extra, text that does not parse is not handed to jaxlib (5 ms per
-        # input).
+        # Without the [jax] extra, text that does not parse is not handed to jaxlib.
         sys.modules["jax"] = sys.modules["jaxlib"] = None  # type: ignore[assignment]
     driver = shutil.which("offload-opt") if driver_every else None
     seeds = load_seeds()

@@ -91,10 +91,9 @@ MLIR_CAPI_EXPORTED intptr_t hostoffloadGetDefaultParallelBodyBytes(void);
 /// leaving it empty, and destroys them on a thread of the library's own, one
 /// module after another; then calls `done(userData)` on that thread. The
 /// module's context must live until then, and nothing may refer to those
-/// operations any more. Destroying a module of 100k ops takes about a
-/// twentieth of its parse: this spares the caller the wait. On the plain path
-/// (hostoffload/FastPaths.h), destroys them and calls `done` before it
-/// returns.
+/// operations any more. Destroying a module frees every operation one at a
+/// time: this spares the caller the wait. On the plain path
+/// (hostoffload/FastPaths.h), destroys them and calls `done` before it returns.
 MLIR_CAPI_EXPORTED void hostoffloadDestroyBodyInBackground(
     MlirOperation module, void (*done)(void *userData), void *userData);
 

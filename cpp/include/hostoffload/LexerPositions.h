@@ -4,13 +4,13 @@
 // MLIR's lexer gives every op and block argument it parses the file, line and
 // column of its text, which the `loc(...)` after it then replaces: JAX prints
 // one on every op and block argument. Those locations, a new attribute for
-// every op and block argument (and for every op's type, kept for errors), cost
-// a quarter to a third of the parse, made under the context's lock. While a
-// text is parsed with a `LexerPositionsReplaced` alive, the lexers of its
-// thread give every position one placeholder location instead (the wrap of the
-// lexer, cpp/lib/ParserWraps/SourceLocations.cpp, reads it); a parse that
-// leaves the placeholder on any op or block argument is thrown away, and the
-// text parsed as usual. A fast path (hostoffload/FastPaths.h).
+// every op and block argument (and for every op's type, kept for errors), are
+// made under the context's lock only to be replaced. While a text is parsed
+// with a `LexerPositionsReplaced` alive, the lexers of its thread give every
+// position one placeholder location instead (the wrap of the lexer,
+// cpp/lib/ParserWraps/SourceLocations.cpp, reads it); a parse that leaves the
+// placeholder on any op or block argument is thrown away, and the text parsed
+// as usual. A fast path (hostoffload/FastPaths.h).
 //
 //===----------------------------------------------------------------------===//
 

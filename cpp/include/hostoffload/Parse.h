@@ -22,8 +22,8 @@
 namespace hostoffload {
 
 /// The smallest function body, in bytes of text, parsed on two threads by
-/// default: about 10,000 ops of JAX's text, whose parse takes tens of
-/// milliseconds.
+/// default: the parse of a shorter one is too short for the second thread to
+/// make up for cutting the text and joining the parts.
 constexpr size_t kDefaultParallelBodyBytes = size_t(1) << 20;
 
 /// How a text may be parsed.

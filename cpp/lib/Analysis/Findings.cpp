@@ -67,8 +67,8 @@ void FindingBuilder::reportOutputs() {
       walk.getHostComputeOps().size() + warnings.size() + 1);
   std::string functionName = ("@" + entry.getSymName()).str();
   // A taker is done with each E1200 when it returns, so the next is built in
-  // its memory: a model has thousands, each of some thirty strings, and the
-  // allocator's work for them was a fifth of the pass.
+  // its memory: a model has thousands, each of some thirty strings, which
+  // would otherwise each be allocated and freed again.
   Finding taken{FindingCode::OutputNotInHostMemory, Severity::Error,
                 entry.getLoc(), ""};
   for (auto [output, hostNode] : hostOutputs) {

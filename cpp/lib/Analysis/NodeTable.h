@@ -83,14 +83,13 @@ private:
   llvm::DenseMap<llvm::ArrayRef<int64_t>, unsigned> ids;
 };
 
-/// The first node of each traced value: an open-addressing table of node
-/// ids, whose keys are the values of the nodes themselves. A bucket holds a
-/// node id and the value's hash, 8 bytes where a DenseMap entry takes 16,
-/// which halves the memory the walk's lookups range over (16 MB for a million
-/// values); the hash is the value's address alone, so values made one after
-/// another sit in neighbouring buckets and filling the table walks memory in
-/// order. The table grows with the nodes: a JAX program's walk reaches few of
-/// its values.
+/// The first node of each traced value: an open-addressing table of node ids,
+/// whose keys are the values of the nodes themselves. A bucket holds a node id
+/// and the value's hash, 8 bytes where a DenseMap entry takes 16, which halves
+/// the memory the walk's lookups range over; the hash is the value's address
+/// alone, so values made one after another sit in neighbouring buckets and
+/// filling the table walks memory in order. The table grows with the nodes: a
+/// JAX program's walk reaches few of its values.
 class FirstNodeTable {
 public:
   explicit FirstNodeTable(const std::vector<Node> &nodes) : nodes(nodes) {}

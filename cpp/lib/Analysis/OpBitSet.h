@@ -5,8 +5,7 @@
 // are a block of 4 KiB, made when the first op in it is added. Ops made one
 // after another sit next to each other in memory, so adding ops in program
 // order sets bits next to each other in one block, where a hash table writes
-// a cache line at a random place per op: for the million ops of `fanout` 1M,
-// a DenseMap made the first check 66 -> 136 ms.
+// a cache line at a random place per op.
 //
 //===----------------------------------------------------------------------===//
 

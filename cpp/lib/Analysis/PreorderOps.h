@@ -16,8 +16,8 @@ namespace hostoffload {
 /// The ops nested in an op, in the pre-order Operation::walk visits them, but
 /// with a stack of the blocks still being walked instead of recursion: the top
 /// is the rest of the innermost block, and an op's regions go on top of it
-/// once the op is taken. A module of a million ops takes a few instructions an
-/// op, and nothing recurses on the nesting of the program.
+/// once the op is taken. Taking an op calls no callback, and nothing recurses
+/// on the nesting of the program.
 class PreorderOps {
 public:
   explicit PreorderOps(mlir::Operation *root)

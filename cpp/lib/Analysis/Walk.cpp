@@ -155,10 +155,8 @@ prefetchCarriedArguments(Operation *op, unsigned index) {
 /// waits for its value's use list, the first use, then its user, one after
 /// the other: each of these is fetched a few nodes ahead, the next in the
 /// chain once the one before it has had time to arrive. Where the user is a
-/// loop, what the node reaches through it is fetched last, its regions' slots
-/// for the argument first: `loops` 1M's first check 45.1 -> 35.4 ms, 100k
-/// 4.7 -> 3.9 ms, with the slots and these distances (were 12, 8, 4, -, 2)
-/// 32.0 -> 28.4 ms and 2.7 -> 2.4 ms.
+/// loop, its regions' slots for the argument are fetched, then, once they
+/// have arrived, what the node reaches through them.
 LLVM_ATTRIBUTE_ALWAYS_INLINE static void
 prefetchAhead(llvm::ArrayRef<unsigned> order, size_t next,
               const NodeTable &nodes) {
@@ -191,8 +189,8 @@ prefetchAhead(llvm::ArrayRef<unsigned> order, size_t next,
 
 /// From how many roots (starts queued) run() walks starts apart, and how
 /// many nodes a batch of roots walked together should make: few enough that
-/// what the walk touches at each step stays in the caches (the thousand
-/// segments of `chain` 1M, 500 nodes each, do not), enough that the queue
+/// what the walk touches at each step stays in the caches (the walks of a
+/// thousand starts at once in a large module do not), enough that the queue
 /// fetches the next roots while their walks are a few nodes each (an
 /// optimizer state moved to device and back).
 static constexpr size_t kRootsWalkedApart = 16, kNodesPerBatch = 256;
@@ -333,9 +331,7 @@ static void appendUsesInOrder(Value value,
   // Ops are mostly laid out in memory in program order, so the uses of a
   // long list are mostly a stride apart: the use that many steps ahead is
   // fetched meanwhile (an address that misses is fetched for nothing). A
-  // step takes a few instructions once its use is there, so it is far
-  // ahead: gathering a million uses of one value took 29-37 ms 8 steps
-  // ahead, 24-27 ms 32 steps ahead, 32-39 ms 128 steps ahead.
+  // step takes a few instructions once its use is there, so it is far ahead.
   constexpr uintptr_t kStepsAhead = 32;
   uintptr_t previous = 0;
   for (OpOperand &use : value.getUses()) {
@@ -367,8 +363,8 @@ static OpOperand *getLastOfFewUses(Value value) {
   return last;
 }
 
-// Inline in Walk::run, its one caller, which GCC does not choose: the walk's
-// instructions on callgraph 1M 48.3 -> 46.6 M, chain 100k 19.5 -> 18.7 M.
+// Inline in Walk::run, its one caller, which GCC does not choose: the walk
+// calls it for every node it takes.
 LLVM_ATTRIBUTE_ALWAYS_INLINE void Walk::propagate(unsigned id) {
   // Visiting uses in program order makes paths and "first" ops the ones a
   // reader meets first. The users of a start may be visited, which
@@ -403,8 +399,7 @@ void Walk::propagateThroughManyUses(unsigned id) {
   // after each user are fetched: the users of a widely used value mostly
   // compute on it, and their results, used by nothing, get no node (a
   // random line of the table each, fetched for nothing), and the op after a
-  // user is mostly the next user, fetched already (`fanout` 1M's first
-  // check 45.0 -> 41.8 ms, 100k 5.0 -> 4.6 ms).
+  // user is mostly the next user, fetched already.
   constexpr size_t kUserAhead = 8, kLocationAhead = 4;
   Operation *computedBy = nullptr;
   for (size_t i = 0, e = uses.size(); i < e; ++i) {
@@ -533,8 +528,7 @@ void Walk::propagateThroughHostCompute(unsigned id, Operation *op,
   int firstResult = -1;
   for (unsigned i = 0, e = op->getNumResults(); i < e; ++i) {
     // Most results of host compute on a widely used host tensor have no
-    // uses, and their nodes would be a third of the memory the walk writes
-    // (`fanout` 1M).
+    // uses: their nodes would be memory the walk writes and nothing reads.
     Value result = op->getResult(i);
     if (skipsNodeOf(result))
       continue;

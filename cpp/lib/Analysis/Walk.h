@@ -186,8 +186,8 @@ private:
   void walkQueue();
   /// The walk of run() a few starts at a time, in order: a start's host
   /// memory is mostly in one part of the module, and the breadth-first walk
-  /// of a thousand starts at once touches a thousand parts at each step (on
-  /// `chain` 1M, whose parse does not fit the caches). Where no two batches'
+  /// of a thousand starts at once touches a thousand parts at each step (in
+  /// a module whose parse does not fit the caches). Where no two batches'
   /// host memory meets, the nodes, paths and findings are those of the walk
   /// of all at once. Returns false, with the walk as it was before, where two
   /// meet or where that cannot be told.
@@ -216,8 +216,7 @@ private:
   /// made (node `id`) enters it; `firstResult` is the node of its result 0,
   /// -1 if it has none. Not a std::optional: GCC passes one in a register it
   /// assembles on the stack from two stores and reads back with one load,
-  /// which waits for both to reach the cache (`chain` 1M's first check, three
-  /// series alternated: 45.1 -> 39.4, 40.8 -> 40.4, 43.6 -> 40.4 ms).
+  /// which waits for both to reach the cache.
   void recordHostCompute(mlir::Operation *op, unsigned id, int firstResult);
   /// The ops computing on the host memory of start `start`, added if none
   /// are yet.
@@ -327,8 +326,8 @@ private:
   /// By the index of a function among the symbols of the module's body, the
   /// flow of its argument 0, those of the others after it; kNoFlows before
   /// host memory enters the function. A table made at once for every symbol,
-  /// where a map by (function, argument) grew with each function entered
-  /// (a tenth of the first check of a module of 10,000 functions with calls).
+  /// where a map by (function, argument) would be searched, and grow, for
+  /// each function entered.
   static constexpr unsigned kNoFlows = ~0u;
   std::vector<unsigned> firstFlowOfSymbol;
 

@@ -3,8 +3,8 @@
 // MLIR 22's `Dialect::isValidNamespace` compiles a regular expression at every
 // call, and `OpaqueAttr::verify` and `OpaqueType::verify` call it for every
 // attribute and type of a dialect that is not registered: every
-// `#sdy.sharding<...>` and `#stablehlo.dot<...>` of a JAX module. On a JAX
-// training step of 100k ops that was a tenth of the parse's instructions.
+// `#sdy.sharding<...>` and `#stablehlo.dot<...>` of a JAX module: its parse
+// compiles the same expression again and again.
 //
 // The links of `offload-opt` and of the Python extensions redirect those calls
 // here (`--wrap`, see CMakeLists.txt beside this file), to a test of the same
