@@ -1,5 +1,5 @@
-"""Modules large enough that the analysis keeps its tables in memory it maps itself (arrays of
-1 MiB and more, offered to the kernel for huge pages): the verdict must not change with that."""
+"""Modules large enough that the analysis's tables grow to megabytes and a long function is
+parsed in two parts: the verdict must not change with that."""
 
 import os
 import subprocess

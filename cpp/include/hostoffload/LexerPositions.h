@@ -1,5 +1,4 @@
-//===- LexerPositions.h - texts parsed without the lexer's positions -*- C++
-//-*-===//
+//===- LexerPositions.h - parsed without the lexer's positions --*- C++ -*-===//
 //
 // MLIR's lexer gives every op and block argument it parses the file, line and
 // column of its text, which the `loc(...)` after it then replaces: JAX prints

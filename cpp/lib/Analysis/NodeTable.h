@@ -2,8 +2,8 @@
 //
 // A node is a (value, tuple index path) in host memory. The walk creates each
 // node once; a million-op module can have a million of them, so nodes are
-// small, stored in one array of huge pages, and found through an
-// open-addressing table keyed by the values themselves.
+// small, stored in one array, and found through an open-addressing table
+// keyed by the values themselves.
 //
 //===----------------------------------------------------------------------===//
 

@@ -426,7 +426,7 @@ CachedDiagnosticHandler::getWindow(FileLineColLoc file) {
 
 bool CachedDiagnosticHandler::formatAtInputLine(Location loc,
                                                 DiagnosticSeverity severity) {
-  if (!fastPathEnabled(FastPath::InputLines))
+  if (formatsEveryMessage)
     return false;
   // Without a location filter, MLIR's handler shows a file location itself.
   auto file = llvm::dyn_cast<FileLineColLoc>(loc);

@@ -98,11 +98,6 @@ mlir::LogicalResult hostoffload::processWithoutTeardown(
   mlir::applyDefaultTimingManagerCLOptions(timingManager);
   mlir::TimingScope timing = timingManager.getRootScope();
 
-  // Without multithreading the parser does not lock the context's uniquers
-  // (a fast path, as MlirOptMain keeps it on).
-  bool multithreading = context.isMultithreadingEnabled();
-  if (fastPathEnabled(FastPath::UnlockedParse))
-    context.disableMultithreading();
   // Resources of dialects that are not loaded pass through to the output;
   // a parse done again reads them anew.
   std::unique_ptr<mlir::FallbackAsmResourceMap> fallbackResourceMap;
@@ -126,7 +121,6 @@ mlir::LogicalResult hostoffload::processWithoutTeardown(
   parserTiming.stop();
   if (!op)
     return mlir::failure();
-  context.enableMultithreading(multithreading);
 
   mlir::PassManager pm(op->getName(), mlir::PassManager::Nesting::Implicit);
   pm.enableVerifier(config.shouldVerifyPasses());

@@ -4,10 +4,10 @@
 // it returns: on a large module that takes longer than the check itself, after
 // the output is written. The loop here does the same work for the options it
 // repeats exactly and leaves the module to the operating system. It also
-// installs the project's diagnostic handler (CachedDiagnosticHandler.h),
-// whose windows of wide source lines and note on debug info are behaviour,
-// not speed: on the plain path (hostoffload/FastPaths.h) the loop still runs,
-// but parses, destroys and prints as MlirOptMain does.
+// installs the project's diagnostic handler (CachedDiagnosticHandler.h), and
+// parses with the library's fast paths (hostoffload/Parse.h): on the plain path
+// (hostoffload/FastPaths.h) the loop still runs, but parses, destroys and
+// prints as MlirOptMain does.
 //
 //===----------------------------------------------------------------------===//
 

@@ -3,35 +3,37 @@
 #include "SourceLines.h"
 
 #include "hostoffload/FastPaths.h"
+#include "hostoffload/WorkerThread.h"
 
 #include <cstdint>
 #include <cstring>
 
 namespace hostoffload {
 
+/// The worker that finds the lines of large inputs.
+static WorkerThread &getLineScanner() {
+  static auto *scanner = new WorkerThread();
+  return *scanner;
+}
+
 SourceLines::SourceLines(llvm::StringRef text)
     : text(text), checkpoints{text.begin()} {
-  // The thread is a fast path (hostoffload/FastPaths.h).
-  if (text.size() < kScanAheadBytes || !fastPathEnabled(FastPath::InputLines))
+  if (text.size() < kScanAheadBytes ||
+      !fastPathEnabled(FastPath::DiagnosticFrames))
     return;
   checkpoints.reserve(text.size() / 64 / kLinesPerCheckpoint + 1);
-  auto scan = [](void *lines) -> void * {
-    static_cast<SourceLines *>(lines)->addCheckpoints(SIZE_MAX);
-    return nullptr;
-  };
   // Without a thread, the lines are found as they are asked for.
-  pthread_t thread;
-  if (pthread_create(&thread, nullptr, scan, this) == 0)
-    scanner = thread;
+  llvm::unique_function<void()> scan = [this] { addCheckpoints(SIZE_MAX); };
+  scanning = getLineScanner().post(scan);
 }
 
 SourceLines::~SourceLines() { waitForScan(); }
 
 void SourceLines::waitForScan() {
-  if (!scanner)
+  if (!scanning)
     return;
-  pthread_join(*scanner, nullptr);
-  scanner.reset();
+  getLineScanner().waitUntilIdle();
+  scanning = false;
 }
 
 const char *SourceLines::getNextLineStart(const char *position) const {

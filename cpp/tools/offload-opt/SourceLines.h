@@ -2,12 +2,11 @@
 //
 // MLIR's handler finds a location's source line through llvm::SourceMgr, which
 // builds a table of every line end of the buffer on the first request, a byte
-// at a time: 27 ms for the 93 MB of a million-op module, a third of the first
-// check of the synthetic shapes, whose warnings show lines of the input.
-// SourceLines keeps the start of every 16th line, found with memchr. For a
-// large input they are found on a thread of their own while the input is
-// parsed, so that the check's diagnostics, printed after it, do not read the
-// whole input again (a 99 MB module's warnings span all of it).
+// at a time. SourceLines keeps the start of every 16th line, found with
+// memchr. For a large input they are found on a worker thread
+// (hostoffload/WorkerThread.h) while the input is parsed, so that the check's
+// diagnostics, printed after it, do not read the whole input again. A fast
+// path, with the handler's frames (CachedDiagnosticHandler.h).
 //
 //===----------------------------------------------------------------------===//
 
@@ -16,10 +15,7 @@
 
 #include "llvm/ADT/StringRef.h"
 
-#include <pthread.h>
-
 #include <cstddef>
-#include <optional>
 #include <vector>
 
 namespace hostoffload {
@@ -29,7 +25,7 @@ namespace hostoffload {
 class SourceLines {
 public:
   /// The lines of `text`, which must outlive this. From 1 MiB on, their
-  /// starts are found on a thread started here.
+  /// starts are found on a worker thread from here on.
   explicit SourceLines(llvm::StringRef text);
   ~SourceLines();
   SourceLines(const SourceLines &) = delete;
@@ -57,7 +53,8 @@ private:
   /// The start of line 1 + i * kLinesPerCheckpoint at index i, for each such
   /// line found so far. Only the scanning thread touches it while it runs.
   std::vector<const char *> checkpoints;
-  std::optional<pthread_t> scanner;
+  /// Whether the worker thread finds them now.
+  bool scanning = false;
 };
 
 } // namespace hostoffload

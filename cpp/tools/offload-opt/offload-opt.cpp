@@ -33,10 +33,6 @@
 #include <csignal>
 #include <unistd.h>
 
-#if defined(__GLIBC__)
-#include <malloc.h>
-#endif
-
 namespace {
 
 /// A command-line option whose default differs from mlir-opt's. The flag is
@@ -162,23 +158,13 @@ static mlir::LogicalResult runDriver(llvm::StringRef inputFilename,
 }
 
 int main(int argc, char **argv) {
-#if defined(__GLIBC__)
-  // A fast path (hostoffload/FastPaths.h). Once it has parsed a function,
-  // MLIR's parser frees the small chunks that held the names of its values.
-  // glibc keeps such chunks in its fast bins, unmerged, until an allocation
-  // of 1 KiB or more merges them all at once (docs/performance.md). Without
-  // fast bins each chunk is merged as it is freed, while it is still in the
-  // caches.
-  if (hostoffload::fastPathEnabled(hostoffload::FastPath::FastBinsOff))
-    mallopt(M_MXFAST, 0);
-#endif
   // LLVM's own SIGPIPE handler exits with EX_IOERR (74).
   llvm::InitLLVM initLLVM(argc, argv, /*InstallPipeSignalExitHandler=*/false);
   std::signal(SIGPIPE, exitOnClosedPipe);
-  // A fast path. A large model can produce tens of thousands of diagnostics;
-  // unbuffered, each would cost several system calls. raw_ostream flushes at
-  // exit. The buffer holds as much as a pipe does on Linux, so that the
-  // reader is woken once a pipe's worth.
+  // A fast path (hostoffload/FastPaths.h). A large model can produce tens of
+  // thousands of diagnostics; unbuffered, each would cost several system
+  // calls. raw_ostream flushes at exit. The buffer holds as much as a pipe
+  // does on Linux, so that the reader is woken once a pipe's worth.
   if (hostoffload::fastPathEnabled(hostoffload::FastPath::StderrBuffer))
     llvm::errs().SetBufferSize(size_t(64) << 10);
   mlir::DialectRegistry registry;

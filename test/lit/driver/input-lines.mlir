@@ -1,14 +1,11 @@
-// Diagnostics at lines of the input itself show them as MLIR's handler does
-// (offload-opt finds the lines without llvm::SourceMgr's table of line ends,
-// SourceLines.h): the same bytes as MlirOptMain's run (which --split-input-file
-// takes, on an input without split markers), for the first and the last line,
-// a last line without a line feed, a line ended by "\r\n" with a tab, a column
-// on the line's end, a column past it, lines past the end, lines asked for
-// after later ones, and lines on either side of those whose starts are kept
-// (every 16th). Once with lines found as they are asked for, once with lines
-// long enough (over 1 MiB in all, in a line of its own wider than any shown
-// whole) to be found on a thread during the parse. The note on debug info that
-// only the loop prints after the findings is left out of the comparison
+// Diagnostics at lines of the input itself show them as MLIR's handler does:
+// the same bytes as MlirOptMain's run (which --split-input-file takes, on an
+// input without split markers), for the first and the last line, a last line
+// without a line feed, a line ended by "\r\n" with a tab, a column on the
+// line's end, a column past it, lines past the end and lines asked for after
+// later ones. Once on a small input, once on one of over 1 MiB with a line of
+// its own wider than any shown whole. The note on debug info that only the
+// loop prints after the findings is left out of the comparison
 // (debug-info-hint.mlir).
 
 // RUN: rm -rf %t && mkdir -p %t/small %t/large
