@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Builds offload-opt, hostoffload-unittests and hostoffload-capi-threads (tools/sanitize/: the
 # C library's threads driven through its C API, as hostoffload.check drives them) with a
-# sanitizer and runs them: the unit tests, capi_threads.c, offload-opt on a large call graph,
+# sanitizer and runs them: the unit tests, capi_threads.c, offload-opt on a long function,
 # and the whole lit suite with the sanitized driver in place of the installed one.
 #
 #   tools/sanitize.sh address    # AddressSanitizer + UndefinedBehaviorSanitizer, and leaks
@@ -37,9 +37,7 @@
 #   such atomics. Covered, with every fast path on: the two-part parse of a long function
 #   (cpp/lib/ParallelParse.cpp) and the background destruction of modules
 #   (cpp/lib/CAPI/BackgroundDestruction.cpp), which only the C library runs, through
-#   capi_threads.c, one caller and two at once; the call-cycle search on a thread beside the
-#   walk (cpp/lib/Analysis/HostOffloadAnalysis.cpp: over 1,024 functions with calls) in
-#   offload-opt and through the C API; offload-opt's scan of input lines on a thread (an input
+#   capi_threads.c, one caller and two at once; offload-opt's scan of input lines on a thread (an input
 #   over 1 MiB: lit's driver/input-lines.mlir); our verifier's functions verified in parallel
 #   on MLIR's thread pool (cpp/lib/ModuleVerifier.cpp). Not covered: the Python extension's
 #   own code (its glue, and the interpreter around it, are not built here) and the fork
@@ -148,13 +146,10 @@ ran() {
 
 step "unit tests" "$build/bin/hostoffload-unittests"
 
-# The threads the C library starts; modules large enough for the call-cycle search to run
-# beside the walk (over 1,024 functions with calls), and a long function body.
+# The threads the C library starts, on a module of many functions and a long function body.
 python "$repo/tools/generate.py" callgraph 110000 "$work/callgraph.mlir" > /dev/null &&
   python "$repo/tools/generate.py" chain 20000 "$work/chain.mlir" > /dev/null || exit 1
 step "C API threads" "$build/bin/hostoffload-capi-threads" "$work/callgraph.mlir" "$work/chain.mlir"
-step "offload-opt, call-cycle search beside the walk" \
-  ran "$build/bin/offload-opt" "$work/callgraph.mlir" --host-offload-check -o /dev/null
 # offload-opt parses a function body of over 1 MiB in two parts where MLIR's printer laid the
 # text out: the chain as offload-opt prints it, then checked.
 long_function() {

@@ -294,7 +294,7 @@ def _reuse_one_jaxlib_context() -> None:
         with context:
             yield context
 
-    _convert._jax_context = shared  # type: ignore[assignment]
+    _convert._jaxlib_context = shared  # type: ignore[assignment]
 
 
 def _worker_messages(

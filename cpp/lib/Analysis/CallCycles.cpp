@@ -107,24 +107,8 @@ Finding cycleFinding(Operation *call, llvm::ArrayRef<Frame> cycle) {
 
 } // namespace
 
-/// Asks the processor for the arguments and the first op of `callee`'s body,
-/// without waiting for them.
-static void fetchArgumentsOf(Operation *callee) {
-  auto function = llvm::dyn_cast_or_null<func::FuncOp>(callee);
-  if (!function || function.isExternal())
-    return;
-  Block &body = function.front();
-  for (BlockArgument argument : body.getArguments())
-    __builtin_prefetch(argument.getAsOpaquePointer());
-  if (body.empty())
-    return;
-  const char *first = reinterpret_cast<const char *>(&body.front());
-  for (int offset = -64; offset < 192; offset += 64)
-    __builtin_prefetch(first + offset);
-}
-
 void reportCallCycles(func::FuncOp entry, const ModuleOps &ops,
-                      std::vector<Finding> &findings, bool fetchArguments) {
+                      std::vector<Finding> &findings) {
   const CallSites &callSites = ops.getCallSites();
   Visits visits;
   llvm::SmallVector<Frame> stack;
@@ -150,13 +134,9 @@ void reportCallCycles(func::FuncOp entry, const ModuleOps &ops,
     if (position == kDone)
       continue;
     // Only a function with calls in its body, which is what CallSites
-    // indexes by function, can be on a cycle. Telling that from the index,
-    // without reading the callee's op, saves a wait for memory per function
-    // of a large module, whose ops are no longer in the caches. Beside the
-    // walk, that wait is worth paying here for the walk's sake.
+    // indexes by function, can be on a cycle: told from the index, without
+    // reading the callee's op.
     Operation *callee = ops.lookupSymbol(calleeSymbol);
-    if (fetchArguments)
-      fetchArgumentsOf(callee);
     llvm::ArrayRef<CallSites::Call> calleeCalls = callSites.in(callee);
     if (calleeCalls.empty()) {
       visits.visits[visit].position = kDone;

@@ -19,13 +19,9 @@ namespace hostoffload {
 /// only what the entry calls). A caller that calls one function at several
 /// sites closes the cycle at the first. Linear in the size of the module;
 /// recurses on no depth of the call graph. Reads only `ops` (the module's
-/// calls and symbols), so it may run beside the walk. With `fetchArguments`
-/// it also asks the processor for each callee's body arguments and first op,
-/// which the walk, coming later down the same calls, then finds in the cache;
-/// it only reads them, as nothing changes the IR while the check runs.
+/// calls and symbols).
 void reportCallCycles(mlir::func::FuncOp entry, const ModuleOps &ops,
-                      std::vector<Finding> &findings,
-                      bool fetchArguments = false);
+                      std::vector<Finding> &findings);
 
 } // namespace hostoffload
 

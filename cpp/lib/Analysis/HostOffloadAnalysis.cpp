@@ -30,8 +30,6 @@
 #include "llvm/Support/ErrorHandling.h"
 #include "llvm/Support/JSON.h"
 
-#include <pthread.h>
-
 #include <algorithm>
 #include <cstdint>
 #include <cstring>
@@ -102,29 +100,6 @@ bool HostOffloadReport::hasErrors() const {
          });
 }
 
-/// From how many functions with calls the call-cycle search runs beside the
-/// walk: below, a thread costs more than the search.
-static constexpr size_t kCallersToSearchAlongside = 1024;
-
-/// Runs `alongside` on a thread of its own while `work` runs on this one,
-/// and returns once both are done; one after the other where no thread can
-/// be started.
-static void runAlongside(llvm::function_ref<void()> alongside,
-                         llvm::function_ref<void()> work) {
-  auto run = [](void *function) -> void * {
-    (*static_cast<llvm::function_ref<void()> *>(function))();
-    return nullptr;
-  };
-  pthread_t thread;
-  if (pthread_create(&thread, nullptr, run, &alongside) != 0) {
-    work();
-    alongside();
-    return;
-  }
-  work();
-  pthread_join(thread, nullptr);
-}
-
 FailureOr<HostOffloadReport>
 analyzeHostOffload(ModuleOp module, const HostOffloadOptions &options,
                    llvm::function_ref<void(const Finding &)> takeMismatch,
@@ -151,22 +126,9 @@ analyzeHostOffload(ModuleOp module, const HostOffloadOptions &options,
   auto visitStartUser = [&](Value start, Operation *user) {
     starts.visitStartUser(start, user);
   };
-  // The call-cycle search reads only the module's calls and symbols. In a
-  // module of thousands of functions with calls it mostly waits for each
-  // function's tables, and runs beside the walk. Ahead of the walk on the
-  // same calls, it fetches each callee's arguments, which the walk then finds
-  // in the cache.
+  walk.run(visitStartUser);
   std::vector<Finding> cycles;
-  auto searchCallCycles = [&](bool fetchArguments) {
-    reportCallCycles(*entry, *collected, cycles, fetchArguments);
-  };
-  if (collected->getCallSites().getCallerCount() >= kCallersToSearchAlongside) {
-    runAlongside([&] { searchCallCycles(true); },
-                 [&] { walk.run(visitStartUser); });
-  } else {
-    walk.run(visitStartUser);
-    searchCallCycles(false);
-  }
+  reportCallCycles(*entry, *collected, cycles);
   starts.setArgumentLocs();
 
   FindingBuilder findings(*entry, options, report, walk, rules,
@@ -177,35 +139,6 @@ analyzeHostOffload(ModuleOp module, const HostOffloadOptions &options,
   std::move(cycles.begin(), cycles.end(), std::back_inserter(report.findings));
   warnings.moveTo(report.findings);
   return report;
-}
-
-/// Whether `text` is ASCII, tested 32 bytes at a time: the messages of
-/// findings almost always are, and a large model prints megabytes of them
-/// (LLVM's UTF-8 test looks at one byte at a time).
-static bool isASCII(llvm::StringRef text) {
-  constexpr uint64_t kHighBits = 0x8080808080808080;
-  constexpr size_t kWords = 4;
-  size_t at = 0;
-  for (; at + kWords * sizeof(uint64_t) <= text.size();
-       at += kWords * sizeof(uint64_t)) {
-    uint64_t words[kWords];
-    std::memcpy(words, text.data() + at, sizeof(words));
-    if ((words[0] | words[1] | words[2] | words[3]) & kHighBits)
-      return false;
-  }
-  for (; at + sizeof(uint64_t) <= text.size(); at += sizeof(uint64_t)) {
-    uint64_t word;
-    std::memcpy(&word, text.data() + at, sizeof(word));
-    if (word & kHighBits)
-      return false;
-  }
-  return llvm::all_of(text.drop_front(at), [](char c) {
-    return (static_cast<unsigned char>(c) & 0x80) == 0;
-  });
-}
-
-static bool isValidUTF8(llvm::StringRef text) {
-  return isASCII(text) || llvm::json::isUTF8(text);
 }
 
 Location FindingEmitter::getEditorLoc(Location loc) {
@@ -220,7 +153,7 @@ void FindingEmitter::emit(const Finding &finding) {
   // outlives the diagnostic (a string streamed into a diagnostic is copied
   // into it); only a message repaired as UTF-8 is a copy, kept meanwhile.
   auto validText = [&](const std::string &text) {
-    if (isValidUTF8(text))
+    if (llvm::json::isUTF8(text))
       return DiagnosticArgument(llvm::StringRef(text));
     return DiagnosticArgument(
         llvm::StringRef(repaired.emplace_back(llvm::json::fixUTF8(text))));
@@ -317,7 +250,7 @@ Location withEditorColumns(Location loc) {
 }
 
 std::string toValidUTF8(llvm::StringRef text) {
-  if (isValidUTF8(text))
+  if (llvm::json::isUTF8(text))
     return text.str();
   return llvm::json::fixUTF8(text);
 }

@@ -104,13 +104,6 @@ public:
     return bucket.getNode();
   }
 
-  /// Asks the processor to fetch the bucket where the search for `value`
-  /// starts.
-  void prefetch(mlir::Value value) const {
-    if (!buckets.empty())
-      __builtin_prefetch(&buckets[hashOf(value) & mask()]);
-  }
-
   /// Returns the first node of `value`, which becomes `newNode` if it has
   /// none; `inserted` tells which.
   unsigned insert(mlir::Value value, unsigned newNode, bool &inserted) {
@@ -211,12 +204,6 @@ public:
   /// The node of `value` at its first traced index path, if any.
   std::optional<unsigned> firstNodeOf(mlir::Value value) const {
     return firstNodeOfValue.find(value);
-  }
-
-  /// Asks the processor to fetch what finding the first node of `value`
-  /// reads first.
-  void prefetchFirstNodeOf(mlir::Value value) const {
-    firstNodeOfValue.prefetch(value);
   }
 
   /// From now on, notes a value reached that has a node made before now

@@ -8,7 +8,6 @@
 #include "llvm/ADT/SmallVector.h"
 
 #include <cstddef>
-#include <cstdint>
 #include <utility>
 
 namespace hostoffload {
@@ -20,10 +19,7 @@ namespace hostoffload {
 /// on the nesting of the program.
 class PreorderOps {
 public:
-  explicit PreorderOps(mlir::Operation *root)
-      : previousOp(reinterpret_cast<intptr_t>(root)) {
-    enterRegions(root);
-  }
+  explicit PreorderOps(mlir::Operation *root) { enterRegions(root); }
 
   /// The next op, whose regions are walked next; null once all were taken.
   mlir::Operation *next() {
@@ -34,15 +30,6 @@ public:
         continue;
       }
       mlir::Operation *op = &*at++;
-      // Following the ops waits for the memory of each; they mostly lie a
-      // stride apart in the order walked (in program order, or against it
-      // for ops nested in regions, which the parser makes after their
-      // contents), so the op that many strides on is fetched meanwhile (an
-      // address that misses is fetched for nothing).
-      auto address = reinterpret_cast<intptr_t>(op);
-      __builtin_prefetch(reinterpret_cast<const void *>(
-          address + kOpsAhead * (address - previousOp)));
-      previousOp = address;
       depth = blocks.size();
       if (op->getNumRegions() != 0)
         enterRegions(op);
@@ -62,10 +49,8 @@ private:
         blocks.push_back({block.begin(), block.end()});
   }
 
-  static constexpr intptr_t kOpsAhead = 8;
   llvm::SmallVector<std::pair<mlir::Block::iterator, mlir::Block::iterator>, 8>
       blocks;
-  intptr_t previousOp;
   size_t depth = 0;
 };
 

@@ -58,66 +58,11 @@ void Walk::reachBlockArgument(Operation *op, unsigned regionNumber,
   reach(argument, pathId, from, op, StepKind::Through);
 }
 
-/// Asks the processor to fetch what reaching `value` reads first: its
-/// bucket in the node table and its use list.
-LLVM_ATTRIBUTE_ALWAYS_INLINE static void prefetchValue(Value value,
-                                                       const NodeTable &nodes) {
-  nodes.prefetchFirstNodeOf(value);
-  __builtin_prefetch(value.getAsOpaquePointer());
-}
-
-/// Asks the processor to fetch what reaching the values `op` carries at
-/// `index` as a loop does reads first: its result and the argument of each of
-/// its regions of that number. They are far apart in memory, and reaching
-/// each waits for its node-table bucket, then its use list.
-LLVM_ATTRIBUTE_ALWAYS_INLINE static void
-prefetchCarried(Operation *op, unsigned index, const NodeTable &nodes) {
-  if (index < op->getNumResults())
-    prefetchValue(op->getResult(index), nodes);
-  for (Region &region : op->getRegions())
-    if (!region.empty() && index < region.front().getNumArguments())
-      prefetchValue(region.front().getArgument(index), nodes);
-}
-
 void Walk::reachLoopCarried(Operation *whileOp, unsigned index, unsigned pathId,
                             unsigned from) {
-  prefetchCarried(whileOp, index, nodes);
   reachResult(whileOp, index, pathId, from);
   reachBlockArgument(whileOp, 0, index, pathId, from);
   reachBlockArgument(whileOp, 1, index, pathId, from);
-}
-
-/// Asks the processor to fetch the op at `op`: its results before it, the op
-/// and its operands. Always inlined: GCC takes a function that only
-/// prefetches for one without effects, and drops its calls.
-LLVM_ATTRIBUTE_ALWAYS_INLINE static void prefetchOpLines(const char *op) {
-  for (int offset = -64; offset < 192; offset += 64)
-    __builtin_prefetch(op + offset);
-}
-
-/// prefetchOpLines, and the bucket of the node table the first result of the
-/// op at `op` would take.
-LLVM_ATTRIBUTE_ALWAYS_INLINE static void prefetchOp(const char *op,
-                                                    const NodeTable &nodes) {
-  prefetchOpLines(op);
-  // Result 0 is stored just before the op (Operation::getInlineOpResult);
-  // an op without results prefetches a bucket for nothing.
-  nodes.prefetchFirstNodeOf(Value::getFromOpaquePointer(
-      reinterpret_cast<const detail::InlineOpResult *>(op) - 1));
-}
-
-/// Asks the processor to fetch the op after `op` in its block while the walk
-/// works on `op`. In a module of a million ops little of the IR is in the
-/// caches, and host memory mostly flows to the next op, or a value's next
-/// user is the next op.
-LLVM_ATTRIBUTE_ALWAYS_INLINE static void
-prefetchNextOp(Operation *op, const NodeTable &nodes) {
-  // The address is read without touching the next op: getNextNode() would
-  // wait for its memory to check that it is no list sentinel. A sentinel
-  // (the end of the block) is prefetched for nothing.
-  prefetchOp(
-      reinterpret_cast<const char *>(std::next(op->getIterator()).getNodePtr()),
-      nodes);
 }
 
 /// The number of the operand `use` is of its user `owner`:
@@ -128,63 +73,6 @@ static unsigned getOperandNumber(OpOperand *use, Operation *owner) {
 
 static unsigned getOperandNumber(OpOperand *use) {
   return getOperandNumber(use, use->getOwner());
-}
-
-/// The first use of `value` where its user has regions (a loop takes the
-/// value), or null.
-static OpOperand *getFirstUseByRegionOp(Value value) {
-  if (value.use_empty())
-    return nullptr;
-  OpOperand *use = &*value.use_begin();
-  return use->getOwner()->getNumRegions() != 0 ? use : nullptr;
-}
-
-/// Asks the processor to fetch where the regions of `op` keep their argument
-/// `index`: prefetchCarried reads it from there.
-LLVM_ATTRIBUTE_ALWAYS_INLINE static void
-prefetchCarriedArguments(Operation *op, unsigned index) {
-  // An index past a block's arguments fetches an address nothing reads.
-  for (Region &region : op->getRegions())
-    if (!region.empty())
-      __builtin_prefetch(region.front().getArguments().data() + index);
-}
-
-/// Asks the processor to fetch, for the nodes `next` and after in `order`
-/// (the order the walk takes them in), what propagating each waits for.
-/// The nodes taken next are mostly far apart in memory, and propagating one
-/// waits for its value's use list, the first use, then its user, one after
-/// the other: each of these is fetched a few nodes ahead, the next in the
-/// chain once the one before it has had time to arrive. Where the user is a
-/// loop, its regions' slots for the argument are fetched, then, once they
-/// have arrived, what the node reaches through them.
-LLVM_ATTRIBUTE_ALWAYS_INLINE static void
-prefetchAhead(llvm::ArrayRef<unsigned> order, size_t next,
-              const NodeTable &nodes) {
-  constexpr size_t kValueAhead = 20, kUseAhead = 14, kUserAhead = 10,
-                   kCarriedArgumentsAhead = 6, kCarriedAhead = 3;
-  size_t size = order.size();
-  if (next + kValueAhead < size)
-    __builtin_prefetch(
-        nodes[order[next + kValueAhead]].value.getAsOpaquePointer());
-  if (next + kUseAhead < size) {
-    Value value = nodes[order[next + kUseAhead]].value;
-    if (!value.use_empty())
-      __builtin_prefetch(&*value.use_begin());
-  }
-  if (next + kUserAhead < size) {
-    Value value = nodes[order[next + kUserAhead]].value;
-    if (!value.use_empty())
-      prefetchOp(reinterpret_cast<const char *>(value.use_begin()->getOwner()),
-                 nodes);
-  }
-  if (next + kCarriedArgumentsAhead < size)
-    if (OpOperand *use = getFirstUseByRegionOp(
-            nodes[order[next + kCarriedArgumentsAhead]].value))
-      prefetchCarriedArguments(use->getOwner(), getOperandNumber(use));
-  if (next + kCarriedAhead < size)
-    if (OpOperand *use =
-            getFirstUseByRegionOp(nodes[order[next + kCarriedAhead]].value))
-      prefetchCarried(use->getOwner(), getOperandNumber(use), nodes);
 }
 
 /// From how many roots (starts queued) run() walks starts apart, and how
@@ -309,7 +197,6 @@ void Walk::walkQueue() {
       }
       levelEnd = queue.size();
     }
-    prefetchAhead(queue, queueHead, nodes);
     propagate(queue[queueHead++]);
   }
 }
@@ -327,21 +214,8 @@ struct UseAndUser {
 static void appendUsesInOrder(Value value,
                               llvm::SmallVectorImpl<UseAndUser> &uses) {
   size_t first = uses.size();
-  // Each step of a use list waits for the memory of the use it reaches.
-  // Ops are mostly laid out in memory in program order, so the uses of a
-  // long list are mostly a stride apart: the use that many steps ahead is
-  // fetched meanwhile (an address that misses is fetched for nothing). A
-  // step takes a few instructions once its use is there, so it is far ahead.
-  constexpr uintptr_t kStepsAhead = 32;
-  uintptr_t previous = 0;
-  for (OpOperand &use : value.getUses()) {
-    auto address = reinterpret_cast<uintptr_t>(&use);
-    if (previous != 0)
-      __builtin_prefetch(reinterpret_cast<const char *>(
-          address - kStepsAhead * (previous - address)));
-    previous = address;
+  for (OpOperand &use : value.getUses())
     uses.push_back({&use, use.getOwner()});
-  }
   std::reverse(uses.begin() + first, uses.end());
 }
 
@@ -378,12 +252,9 @@ LLVM_ATTRIBUTE_ALWAYS_INLINE void Walk::propagate(unsigned id) {
   Operation *computedBy = nullptr;
   // Most values have one use (a call's result) or two (`x * x`): these are
   // taken without gathering a list.
-  if (OpOperand *before = getNextInUseList(last)) {
-    prefetchNextOp(before->getOwner(), nodes);
+  if (OpOperand *before = getNextInUseList(last))
     propagateThroughUse(id, before->getOwner(), getOperandNumber(before),
                         computedBy);
-  }
-  prefetchNextOp(last->getOwner(), nodes);
   propagateThroughUse(id, last->getOwner(), getOperandNumber(last), computedBy);
 }
 
@@ -393,24 +264,8 @@ void Walk::propagateThroughManyUses(unsigned id) {
       startUserVisitor && node.step == StepKind::Start ? node.value : Value();
   llvm::SmallVector<UseAndUser, 4> uses;
   appendUsesInOrder(node.value, uses);
-  // A long use list (a start used by a million ops) is followed with the
-  // users ahead fetched; the uses, out of the caches again by then at a
-  // million, are not read. Neither the users' node-table buckets nor the op
-  // after each user are fetched: the users of a widely used value mostly
-  // compute on it, and their results, used by nothing, get no node (a
-  // random line of the table each, fetched for nothing), and the op after a
-  // user is mostly the next user, fetched already.
-  constexpr size_t kUserAhead = 8, kLocationAhead = 4;
   Operation *computedBy = nullptr;
-  for (size_t i = 0, e = uses.size(); i < e; ++i) {
-    if (i + kUserAhead < e)
-      prefetchOpLines(
-          reinterpret_cast<const char *>(uses[i + kUserAhead].user));
-    // A start's visitor reads each user's location.
-    if (start && i + kLocationAhead < e)
-      __builtin_prefetch(
-          uses[i + kLocationAhead].user->getLoc().getAsOpaquePointer());
-    auto [use, user] = uses[i];
+  for (auto [use, user] : uses) {
     if (start)
       startUserVisitor(start, user);
     propagateThroughUse(id, user, getOperandNumber(use, user), computedBy);
