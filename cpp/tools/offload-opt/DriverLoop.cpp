@@ -99,8 +99,8 @@ mlir::LogicalResult hostoffload::processWithoutTeardown(
   mlir::TimingScope timing = timingManager.getRootScope();
 
   // Resources of dialects that are not loaded pass through to the output;
-  // a parse done again reads them anew.
-  std::unique_ptr<mlir::FallbackAsmResourceMap> fallbackResourceMap;
+  // a parse done again reads them anew. A text parsed in parts has none.
+  auto fallbackResourceMap = std::make_unique<mlir::FallbackAsmResourceMap>();
   auto parse = [&] {
     fallbackResourceMap = std::make_unique<mlir::FallbackAsmResourceMap>();
     mlir::ParserConfig parserConfig(&context, config.shouldVerifyOnParsing(),
