@@ -83,10 +83,9 @@ Location forEachCaller(Location loc,
 }
 
 /// The widest source line a message shows whole. `lowered.as_text()` prints
-/// the signature of a model's entry function on one line (684 KB for a
-/// 100k-op training step), and every note at an argument showed all of it
-/// (1.9 GB of messages for one check). A wider line is shown as a window of
-/// this many columns around the caret, "..." marking where it is cut.
+/// the signature of a model's entry function on one line, and every note at
+/// an argument showed all of it. A wider line is shown as a window of this
+/// many columns around the caret, "..." marking where it is cut.
 constexpr size_t kWidestSourceLineShown = 160;
 
 /// What marks the ends of a window where the line goes on.

@@ -130,9 +130,8 @@ mlir::LogicalResult hostoffload::processWithoutTeardown(
   if (mlir::failed(config.setupPassPipeline(pm)) || mlir::failed(pm.run(op)))
     return mlir::failure();
 
-  // A module of a million ops takes seconds to print (a fifth to a third of
-  // a check run), for a user who asked for no output. Bytecode is still
-  // written: writing it can fail.
+  // Printing a large module is much of a check run, for a user who asked for
+  // no output. Bytecode is still written: writing it can fail.
   if (outputDiscarded && !config.shouldEmitBytecode() &&
       !config.bytecodeVersionToEmit())
     return mlir::success();
