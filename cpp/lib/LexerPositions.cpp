@@ -2,8 +2,6 @@
 
 #include "hostoffload/LexerPositions.h"
 
-#include "hostoffload/FastPaths.h"
-
 #include "mlir/IR/Block.h"
 #include "mlir/IR/BuiltinAttributes.h"
 #include "mlir/IR/Diagnostics.h"
@@ -54,8 +52,6 @@ bool hostoffload::keepsPlaceholder(Operation *root, LocationAttr placeholder) {
 OwningOpRef<Operation *> hostoffload::parseWithoutLexerPositions(
     StringRef text, MLIRContext *context,
     llvm::function_ref<OwningOpRef<Operation *>()> parse) {
-  if (!fastPathEnabled(FastPath::LexerPositions))
-    return nullptr;
   // The last line that is not a location alias closes the module: printed
   // with debug information, it ends with the module's location, and so does
   // every op's.

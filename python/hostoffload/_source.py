@@ -61,8 +61,8 @@ def resolve(source: object, name: str | None, *, copy: bool) -> Iterator[Resolve
         try:
             yield Resolved(module.operation, text.name, verified=True, platform=text.platform)
         finally:
-            # Nothing outside refers into this module: its teardown (a twentieth of the
-            # parse) need not keep the caller waiting.
+            # Nothing outside refers into this module: its teardown need not keep the
+            # caller waiting.
             _hostoffload.destroy_body_in_background(module.operation, context)
 
 

@@ -220,9 +220,6 @@ private:
   std::deque<std::string> repaired;
 };
 
-/// Emits every finding of `report` with a FindingEmitter.
-void emitFindings(const HostOffloadReport &report);
-
 /// Returns the innermost file location inside `loc` (the Python frame a user
 /// can open, for JAX locations), if there is one.
 std::optional<mlir::FileLineColRange> findFileLocation(mlir::Location loc);

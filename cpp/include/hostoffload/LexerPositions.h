@@ -9,7 +9,8 @@
 // position one placeholder location instead (the wrap of the lexer,
 // cpp/lib/ParserWraps/SourceLocations.cpp, reads it); a parse that leaves the
 // placeholder on any op or block argument is thrown away, and the text parsed
-// as usual. A fast path (hostoffload/FastPaths.h).
+// as usual. A fast path (hostoffload/FastPaths.h), which hostoffload/Parse.h
+// decides to take.
 //
 //===----------------------------------------------------------------------===//
 

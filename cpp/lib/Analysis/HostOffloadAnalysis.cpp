@@ -166,12 +166,6 @@ void FindingEmitter::emit(const Finding &finding) {
     diagnostic.attachNote(getEditorLoc(note.loc)) << validText(note.message);
 }
 
-void emitFindings(const HostOffloadReport &report) {
-  FindingEmitter emitter;
-  for (const Finding &finding : report.findings)
-    emitter.emit(finding);
-}
-
 namespace {
 
 /// The innermost file location inside `loc`, and whether it sits directly
