@@ -71,32 +71,6 @@ void testNodeTable(MLIRContext &context) {
         "another value's first node may be at any path");
 }
 
-void testFirstNodeTableGrowth(MLIRContext &context) {
-  Group group("first node table: growth");
-  constexpr unsigned kCount = 5000;
-  Values made(context, kCount);
-  std::vector<Node> nodes;
-  FirstNodeTable table(nodes);
-  bool inserted = false;
-  for (unsigned i = 0; i < kCount; ++i) {
-    nodes.emplace_back(made.values[i], 0);
-    table.insert(made.values[i], i, inserted);
-    if (!inserted)
-      break;
-  }
-  check(inserted && table.getSize() == kCount, "every new value is inserted");
-  check(table.getCapacity() >= 2 * table.getSize(),
-        "the table stays at most half full");
-  check(llvm::isPowerOf2_64(table.getCapacity()),
-        "the capacity is a power of two");
-  bool allFound = true;
-  for (unsigned i = 0; i < kCount; ++i)
-    allFound &= table.find(made.values[i]) == i;
-  check(allFound, "every value finds its node after the table grew");
-  check(table.insert(made.values[42], kCount, inserted) == 42 && !inserted,
-        "inserting a value again returns its node");
-}
-
 void testPathTable(MLIRContext &context) {
   Group group("path table");
   PathTable paths;

@@ -49,7 +49,6 @@ void testFactLattice();
 void testFactCaps();
 void testFactInterning();
 void testNodeTable(mlir::MLIRContext &context);
-void testFirstNodeTableGrowth(mlir::MLIRContext &context);
 void testPathTable(mlir::MLIRContext &context);
 void testValidUTF8();
 void testPreorderOps(mlir::MLIRContext &context);

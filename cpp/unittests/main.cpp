@@ -11,7 +11,6 @@ int main() {
   testFactCaps();
   testFactInterning();
   testNodeTable(context);
-  testFirstNodeTableGrowth(context);
   testPathTable(context);
   testValidUTF8();
   testPreorderOps(context);

@@ -1,8 +1,6 @@
 """The order of the walk, which decides what a finding names: its path is a shortest way from a
 start (ties to the start first in the module), and warnings come in the order the walk finds
-them. With many starts the analysis follows them a few at a time while their host memory stays
-apart (docs/performance.md); what it reports must be what the walk of all starts at once
-reports."""
+them, many starts or few."""
 
 import re
 from pathlib import Path
@@ -10,7 +8,7 @@ from pathlib import Path
 import hostoffload
 from tools.generate import BINARY, UNARY, func_return, main_header, write_module
 
-# Enough starts for the analysis to walk them in batches (Walk.cpp, kRootsWalkedApart).
+# Many starts, each with uses of its own.
 STARTS = 70
 
 

@@ -66,17 +66,7 @@ ModuleOps ModuleOps::collect(Operation *root, const OpRules &rules) {
   return ops;
 }
 
-/// The values `op` defines: its results and its regions' block arguments.
-static size_t countValuesDefinedBy(Operation *op) {
-  size_t count = op->getNumResults();
-  for (Region &region : op->getRegions())
-    for (Block &block : region)
-      count += block.getNumArguments();
-  return count;
-}
-
 void ModuleOps::add(Operation *op, const OpRules &rules) {
-  valueCount += countValuesDefinedBy(op);
   if (rules.isCall(op)) {
     FlatSymbolRefAttr callee = getCallee(op);
     if (!callee)
@@ -85,10 +75,8 @@ void ModuleOps::add(Operation *op, const OpRules &rules) {
       lastCallBlock = op->getBlock();
       lastCallFunction = op->getParentOfType<func::FuncOp>();
     }
-    bool hostCompute = rules.isHostComputeCall(op);
-    callSites.add(op, callee.getAttr(), lastCallFunction, hostCompute);
-    if (!hostCompute)
-      ++callSiteCount;
+    callSites.add(op, callee.getAttr(), lastCallFunction,
+                  rules.isHostComputeCall(op));
     return;
   }
   if (rules.isCustomCall(op)) {

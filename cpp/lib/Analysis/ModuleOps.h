@@ -150,18 +150,12 @@ public:
   llvm::ArrayRef<mlir::Operation *> getDynamicUpdateSlices() const {
     return dynamicUpdateSlices;
   }
-  /// The results and block arguments of the module.
-  size_t getValueCount() const { return valueCount; }
-  /// The call sites, host compute calls aside.
-  size_t getCallSiteCount() const { return callSiteCount; }
 
 private:
   Symbols symbols;
   CallSites callSites;
   llvm::SmallVector<mlir::Operation *> customCalls;
   llvm::SmallVector<mlir::Operation *> dynamicUpdateSlices;
-  size_t valueCount = 0;
-  size_t callSiteCount = 0;
   /// The function of the calls in the block a call was added from last.
   mlir::Block *lastCallBlock = nullptr;
   mlir::Operation *lastCallFunction = nullptr;

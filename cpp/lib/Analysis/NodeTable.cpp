@@ -5,8 +5,6 @@
 #include "mlir/IR/BuiltinTypes.h"
 #include "llvm/ADT/STLExtras.h"
 
-#include <utility>
-
 using namespace mlir;
 
 namespace hostoffload {
@@ -57,34 +55,6 @@ unsigned NodeTable::getOrCreateAtOtherPath(unsigned first, unsigned pathId,
   nextPathNodes[id] = newId;
   nodes.emplace_back(value, pathId);
   return newId;
-}
-
-void NodeTable::noteReachedBefore(unsigned first) {
-  if (!llvm::is_contained(watchedRoots, first))
-    reachedOthers = true;
-}
-
-void FirstNodeTable::clear() {
-  // The buckets of the nodes are found while the table is whole, then
-  // emptied: the table keeps its room, and only the buckets in use are
-  // written.
-  std::vector<size_t> used;
-  used.reserve(size);
-  for (const Node &node : nodes)
-    used.push_back(probe(node.value, hashOf(node.value)));
-  for (size_t index : used)
-    buckets[index] = Bucket();
-  size = 0;
-}
-
-void FirstNodeTable::rebuild(size_t capacity) {
-  std::vector<Bucket> old =
-      std::exchange(buckets, std::vector<Bucket>(capacity));
-  for (const Bucket &moved : old) {
-    if (moved.isEmpty())
-      continue;
-    buckets[probe(std::nullopt, moved.hash)] = moved;
-  }
 }
 
 } // namespace hostoffload

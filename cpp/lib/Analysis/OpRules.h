@@ -25,8 +25,7 @@
 
 namespace hostoffload {
 
-/// Where host memory entering an op through one operand goes. A byte, so
-/// that a UseRule is built in one register (see UseRule).
+/// Where host memory entering an op through one operand goes.
 enum class UseKind : uint8_t {
   /// stablehlo.tuple: into result 0, at the operand's index in front of the
   /// operand's tuple index path.
@@ -94,10 +93,7 @@ enum class UseKind : uint8_t {
   HostCompute,
 };
 
-/// The rule for one use of host memory. Eight bytes, returned in one
-/// register: as twelve (a bool after the result), GCC built the last four
-/// bytes with a byte store and read them back with a 4-byte load, which
-/// cannot take its value from the store and waits for it to reach the cache.
+/// The rule for one use of host memory.
 struct UseRule {
   UseKind kind;
   /// For UseKind::MovesSlicedData: XLA hoists the op above the slice, where
@@ -106,7 +102,6 @@ struct UseRule {
   /// The result of UseKind::Aliased.
   unsigned result = 0;
 };
-static_assert(sizeof(UseRule) == 8, "a UseRule fits one register");
 
 /// What a `stablehlo.custom_call` does to host memory.
 enum class CustomCallKind {
@@ -164,25 +159,15 @@ public:
   /// What XLA does with host memory entering `user` through operand
   /// `operand`.
   UseRule classifyUse(mlir::Operation *user, unsigned operand) const {
-    return classifyUse(findRule(user->getName()), user, operand);
-  }
-
-  /// The rule of an op for a use through `operand`; a rule reads the
-  /// attributes it needs through `rules`.
-  using Rule = UseRule (*)(const OpRules &rules, mlir::Operation *op,
-                           unsigned operand);
-
-  /// The rule of the ops named `name`; null for the ops that compute on host
-  /// memory.
-  Rule findRule(mlir::OperationName name) const {
-    return rules.lookup(name.getIdentifier());
-  }
-
-  /// classifyUse with the rule of the user's name, found by findRule.
-  UseRule classifyUse(Rule rule, mlir::Operation *user,
-                      unsigned operand) const {
+    Rule rule = rules.lookup(user->getName().getIdentifier());
     return rule ? rule(*this, user, operand) : UseRule{UseKind::HostCompute};
   }
+
+  /// The rule of an op for a use through `operand`, null for the ops that
+  /// compute on host memory; a rule reads the attributes it needs through
+  /// `rules`.
+  using Rule = UseRule (*)(const OpRules &rules, mlir::Operation *op,
+                           unsigned operand);
 
   /// Classifies a `stablehlo.custom_call`.
   CustomCallInfo classifyCustomCall(mlir::Operation *op) const;

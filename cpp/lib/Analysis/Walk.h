@@ -16,9 +16,6 @@
 //
 // The walk is breadth first, which makes each node's way from a start a
 // shortest one: that way, and the order of the findings, are what users read.
-// With many starts it takes them a few at a time, which touches far less
-// memory at once, and starts over with all of them where two batches' host
-// memory meets: the outcome is the same, and the work at most twice.
 //
 // XLA flattens the call graph (one clone of a callee per call site) before it
 // traces, so a callee's result is host only at the call sites that pass host
@@ -36,7 +33,6 @@
 #include "Facts.h"
 #include "ModuleOps.h"
 #include "NodeTable.h"
-#include "OpBitSet.h"
 #include "OpRules.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -47,7 +43,6 @@
 #include "llvm/ADT/STLFunctionalExtras.h"
 #include "llvm/ADT/SmallVector.h"
 
-#include <array>
 #include <optional>
 #include <utility>
 #include <vector>
@@ -104,9 +99,7 @@ public:
   /// Follows host memory from the starts until nothing changes, breadth
   /// first: the path to a value is a shortest one, and ties go to the start
   /// added first. `visitStartUser`, if given, is called with every user of
-  /// each start, in program order, as the walk takes host memory through it
-  /// (again where the walk starts over): a start can have a million users,
-  /// which are out of the caches by a second pass over them.
+  /// each start, in program order, as the walk takes host memory through it.
   void run(StartUserVisitor visitStartUser = nullptr);
 
   //===--------------------------------------------------------------------===//
@@ -149,9 +142,6 @@ private:
   // The worklist (Walk.cpp).
   //===--------------------------------------------------------------------===//
 
-  // Every step of the walk reaches a value: these three are inline, below
-  // the class, so that the steps in each file take them without a call.
-
   /// Adds `facts` to node `id`; queues the node when that changes anything.
   void addFacts(unsigned id, unsigned facts, bool created);
 
@@ -166,11 +156,8 @@ private:
               std::optional<unsigned> facts = std::nullopt);
   /// Whether `value`, a result of host compute or a region's argument that
   /// host memory reaches, gets no node: nothing uses it, so it passes
-  /// nothing on and no output or finding is it, and the walk does not take
-  /// starts apart.
-  bool skipsNodeOf(mlir::Value value) const {
-    return !walkingApart && value.use_empty();
-  }
+  /// nothing on and no output or finding is it.
+  bool skipsNodeOf(mlir::Value value) const { return value.use_empty(); }
   /// Path `pathId`, clamped to the tuple elements of the type of `value`.
   unsigned clampPath(mlir::Value value, unsigned pathId);
   void reachBlockArgument(mlir::Operation *op, unsigned regionNumber,
@@ -180,27 +167,8 @@ private:
   void reachLoopCarried(mlir::Operation *whileOp, unsigned index,
                         unsigned pathId, unsigned from);
 
-  /// Makes `roots` the queue, to be walked from its first level.
-  void queueRoots(llvm::ArrayRef<unsigned> roots);
-  /// Propagates the queued nodes, and those they queue, until none is left.
-  void walkQueue();
-  /// The walk of run() a few starts at a time, in order: a start's host
-  /// memory is mostly in one part of the module, and the breadth-first walk
-  /// of a thousand starts at once touches a thousand parts at each step (in
-  /// a module whose parse does not fit the caches). Where no two batches'
-  /// host memory meets, the nodes, paths and findings are those of the walk
-  /// of all at once. Returns false, with the walk as it was before, where two
-  /// meet or where that cannot be told.
-  bool walkStartsApart();
-  /// Forgets what the walk found: the nodes are `startNodes` again, and
-  /// `roots` are queued.
-  void restart(const NodeTable::Saved &startNodes,
-               llvm::ArrayRef<unsigned> roots);
-
+  /// Takes host memory of node `id` through each of its uses.
   void propagate(unsigned id);
-  /// propagate for a value with more than two uses, or a start whose users
-  /// are visited.
-  void propagateThroughManyUses(unsigned id);
   /// Applies the rule of `user` to host memory of node `id` entering it
   /// through operand `operand`. `computedBy` is the op the previous use of
   /// the node found computing on it, if any.
@@ -214,13 +182,9 @@ private:
                                    bool usesSlices = true);
   /// Records `op` for HOW101 the first time host memory that no host compute
   /// made (node `id`) enters it; `firstResult` is the node of its result 0,
-  /// -1 if it has none. Not a std::optional: GCC passes one in a register it
-  /// assembles on the stack from two stores and reads back with one load,
-  /// which waits for both to reach the cache.
-  void recordHostCompute(mlir::Operation *op, unsigned id, int firstResult);
-  /// The ops computing on the host memory of start `start`, added if none
-  /// are yet.
-  HostComputeOps &getHostComputeGroup(unsigned start);
+  /// if it has one.
+  void recordHostCompute(mlir::Operation *op, unsigned id,
+                         std::optional<unsigned> firstResult);
 
   bool isMadeOfSlicesOnly(unsigned id) const;
   unsigned getSliceId(mlir::Operation *slice);
@@ -245,15 +209,6 @@ private:
   /// `callerNode`.
   void returnToCall(mlir::Operation *call, unsigned result, unsigned returnNode,
                     unsigned callerNode);
-  /// Host memory of node `id` enters argument `operand` of the last callee;
-  /// returns the argument's flow.
-  unsigned enterCallee(unsigned id, mlir::Operation *call, unsigned operand);
-  /// enterCallee where entering the same way last time changed something,
-  /// or that was another entry.
-  unsigned enterCalleeAnew(unsigned id, mlir::Operation *call,
-                           unsigned operand);
-  /// Host memory entered argument flow `flow` from `call`.
-  void recordCall(unsigned flow, mlir::Operation *call);
   /// The flow of argument `argument` of the function that is symbol `symbol`
   /// of the module's body and has `argumentCount` arguments.
   unsigned getArgumentFlow(unsigned symbol, unsigned argumentCount,
@@ -270,90 +225,31 @@ private:
   NodeTable nodes;
   std::vector<unsigned> queue;
   size_t queueHead = 0;
-  /// The level of the breadth-first walk (the steps from its root) of the
-  /// nodes queued before `levelEnd`, and the batch of roots walked
-  /// (walkStartsApart; 0 for all at once).
-  unsigned level = 0;
-  size_t levelEnd = 0;
-  unsigned batch = 0;
   /// The visitor run() was given, while it runs.
   StartUserVisitor startUserVisitor = nullptr;
-  /// The name of the op propagateThroughUse saw last, and its rule.
-  const void *lastUserName = nullptr;
-  OpRules::Rule lastUserRule = nullptr;
-
-  /// The callee the walk entered last, its body (null if it has none), and
-  /// its index among the symbols of the module's body.
-  mlir::FlatSymbolRefAttr lastCallee;
-  mlir::Block *lastCalleeBody = nullptr;
-  unsigned lastCalleeSymbol = 0;
-  /// A time host memory entered a callee's argument.
-  struct CalleeEntry {
-    mlir::Block *body = nullptr;
-    unsigned argument = 0;
-    unsigned pathId = 0;
-    unsigned callerFacts = 0;
-    /// The argument's node, and its facts right after.
-    unsigned node = 0;
-    unsigned nodeFacts = 0;
-    /// Entering left the node's facts as they were.
-    bool changesNothing = false;
-    /// The argument's flow.
-    unsigned flow = 0;
-  };
-  /// The last few ways host memory entered callees' arguments, the latest
-  /// first: call sites in a row alternate between a few callees (a layer,
-  /// and the functions each of its steps calls).
-  static constexpr size_t kCalleeEntriesKept = 4;
-  std::array<CalleeEntry, kCalleeEntriesKept> lastEntries;
 
   /// What flows through one argument of one function.
   struct ArgumentFlow {
     /// The (result number, node) pairs of the function's returns that carry
     /// host memory coming through the argument.
     llvm::SmallVector<std::pair<unsigned, unsigned>, 1> returns;
-    /// The first and last of the argument's `flowCalls`; -1 if none.
-    int firstCall = -1;
-    int lastCall = -1;
+    /// The call sites host memory entered the argument from, once for each
+    /// time the facts of the operand grew.
+    llvm::SmallVector<mlir::Operation *, 1> calls;
   };
   std::vector<ArgumentFlow> argumentFlows;
-  /// The call sites host memory entered an argument from, once for each time
-  /// the facts of the operand grew, linked per argument: (call, next entry of
-  /// the same argument or -1). One array for all, where thousands of
-  /// arguments entered from one call site each would take an allocation
-  /// each.
-  std::vector<std::pair<mlir::Operation *, int>> flowCalls;
   /// By the index of a function among the symbols of the module's body, the
   /// flow of its argument 0, those of the others after it; kNoFlows before
-  /// host memory enters the function. A table made at once for every symbol,
-  /// where a map by (function, argument) would be searched, and grow, for
-  /// each function entered.
+  /// host memory enters the function.
   static constexpr unsigned kNoFlows = ~0u;
   std::vector<unsigned> firstFlowOfSymbol;
 
   /// The first node reaching each output of the entry function; -1 if none.
   std::vector<int> outputNodes;
   /// Ops reported as implicit host compute whose result 0 has no node (the
-  /// others are marked on that node): walking starts apart, with the batch
-  /// whose walk reported each; otherwise in a bit set.
-  llvm::DenseMap<mlir::Operation *, unsigned> resultlessHostComputeOps;
-  OpBitSet hostComputeOpsWithoutNode;
-  /// Whether the walk takes starts apart (walkStartsApart), which notes
-  /// where batches meet on the nodes they make: every value it reaches has a
-  /// node. Otherwise values without uses among the results of host compute
-  /// and the arguments of regions have none (`skipsNodeOf`).
-  bool walkingApart = false;
+  /// others are marked on that node).
+  llvm::DenseSet<mlir::Operation *> hostComputeOpsWithoutNode;
   llvm::MapVector<unsigned, HostComputeOps> hostComputeByStart;
-  /// For each group of `hostComputeByStart`, the level of the walk and the
-  /// batch it was made at: walkStartsApart puts the groups in the order the
-  /// walk of all at once makes them.
-  std::vector<std::pair<unsigned, unsigned>> hostComputeMadeAt;
-  /// walkStartsApart met another batch's host memory outside the nodes.
-  bool startsMet = false;
-  /// The start getHostComputeGroup was last asked for, and the index of its
-  /// group in `hostComputeByStart`.
-  unsigned lastHostComputeStart = ~0u;
-  size_t lastHostComputeGroup = 0;
 
   /// The slices reached, by id.
   llvm::DenseMap<mlir::Operation *, unsigned> sliceIds;

@@ -11,53 +11,15 @@
 
 #include "Walk.h"
 
-#include "llvm/Support/Compiler.h"
-
-#include <algorithm>
 #include <optional>
 
 using namespace mlir;
 
 namespace hostoffload {
 
-// Merging facts is a function of the two facts: once entering from a node
-// with some facts and path left the argument's node as it was, entering it
-// again the same way changes nothing while that node stays so, which saves
-// call sites in a row the lookups. That case is inline, the rest out of line.
-inline unsigned Walk::enterCallee(unsigned id, Operation *call,
-                                  unsigned operand) {
-  const Node &caller = nodes[id];
-  for (size_t i = 0; i < kCalleeEntriesKept; ++i) {
-    const CalleeEntry &entry = lastEntries[i];
-    if (!entry.changesNothing || entry.body != lastCalleeBody ||
-        entry.argument != operand || entry.pathId != caller.pathId ||
-        entry.callerFacts != caller.facts ||
-        nodes[entry.node].facts != entry.nodeFacts)
-      continue;
-    // The entry becomes the latest, as if made now.
-    std::rotate(lastEntries.begin(), lastEntries.begin() + i,
-                lastEntries.begin() + i + 1);
-    return lastEntries.front().flow;
-  }
-  return enterCalleeAnew(id, call, operand);
-}
-
-inline void Walk::recordCall(unsigned flow, Operation *call) {
-  int entered = static_cast<int>(flowCalls.size());
-  flowCalls.push_back({call, -1});
-  int &last = argumentFlows[flow].lastCall;
-  if (last < 0)
-    argumentFlows[flow].firstCall = entered;
-  else
-    flowCalls[last].second = entered;
-  last = entered;
-}
-
-// Every call site a callee returns host memory to takes this, inline.
-LLVM_ATTRIBUTE_ALWAYS_INLINE void Walk::returnToCall(Operation *call,
-                                                     unsigned result,
-                                                     unsigned returnNode,
-                                                     unsigned callerNode) {
+// Every call site a callee returns host memory to takes this.
+void Walk::returnToCall(Operation *call, unsigned result, unsigned returnNode,
+                        unsigned callerNode) {
   reachResult(
       call, result, nodes[returnNode].pathId, returnNode, StepKind::OutOfCallee,
       factTable.outOfCallee(nodes[returnNode].facts, nodes[callerNode].facts));
@@ -69,75 +31,21 @@ void Walk::propagateIntoCallee(unsigned id, Operation *call, unsigned operand) {
   FlatSymbolRefAttr callee = getCallee(call);
   if (!callee)
     return;
-  // Call sites in a row mostly call one function (a scan body, a layer).
-  if (callee != lastCallee) {
-    lastCallee = callee;
-    const ModuleOps::Symbol *symbol = ops.findSymbol(callee.getAttr());
-    auto function =
-        symbol ? llvm::dyn_cast<func::FuncOp>(symbol->op) : func::FuncOp();
-    lastCalleeBody =
-        function && !function.isExternal() ? &function.front() : nullptr;
-    lastCalleeSymbol = symbol ? symbol->index : 0;
-  }
-  if (!lastCalleeBody || operand >= lastCalleeBody->getNumArguments())
+  const ModuleOps::Symbol *symbol = ops.findSymbol(callee.getAttr());
+  auto function =
+      symbol ? llvm::dyn_cast<func::FuncOp>(symbol->op) : func::FuncOp();
+  if (!function || function.isExternal() ||
+      operand >= function.getNumArguments())
     return;
-  unsigned flow = enterCallee(id, call, operand);
-  recordCall(flow, call);
+  Block &body = function.front();
+  unsigned flow =
+      getArgumentFlow(symbol->index, body.getNumArguments(), operand);
+  reach(body.getArgument(operand), nodes[id].pathId, id, call,
+        StepKind::IntoCallee, factTable.intoCallee(nodes[id].facts, operand));
+  argumentFlows[flow].calls.push_back(call);
   // Returns already known to carry this argument now flow to this call.
   for (auto [result, returnNode] : argumentFlows[flow].returns)
     returnToCall(call, result, returnNode, id);
-}
-
-unsigned Walk::enterCalleeAnew(unsigned id, Operation *call, unsigned operand) {
-  const Node &caller = nodes[id];
-  // An entry into the same argument knows its flow; one the same way, and
-  // with the argument's node as it left it, tells whether this entry
-  // changes anything.
-  const CalleeEntry *sameArgument = nullptr;
-  size_t sameWay = kCalleeEntriesKept;
-  for (size_t i = 0; i < kCalleeEntriesKept; ++i) {
-    const CalleeEntry &entry = lastEntries[i];
-    if (entry.body != lastCalleeBody || entry.argument != operand)
-      continue;
-    if (!sameArgument)
-      sameArgument = &entry;
-    if (entry.pathId == caller.pathId && entry.callerFacts == caller.facts) {
-      sameWay = i;
-      break;
-    }
-  }
-  std::optional<unsigned> factsBefore;
-  if (sameWay < kCalleeEntriesKept) {
-    const CalleeEntry &entry = lastEntries[sameWay];
-    if (nodes[entry.node].facts == entry.nodeFacts)
-      factsBefore = entry.nodeFacts;
-  }
-  unsigned pathId = caller.pathId;
-  unsigned callerFacts = caller.facts;
-  unsigned flow =
-      sameArgument
-          ? sameArgument->flow
-          : getArgumentFlow(lastCalleeSymbol, lastCalleeBody->getNumArguments(),
-                            operand);
-  unsigned node =
-      reach(lastCalleeBody->getArgument(operand), pathId, id, call,
-            StepKind::IntoCallee, factTable.intoCallee(callerFacts, operand));
-  // The entry takes the place of the one the same way, or of the oldest. Its
-  // fields are written in place: an entry built aside and copied in is read
-  // back in wider loads than its stores, which the CPU cannot forward.
-  size_t replaced = std::min(sameWay, kCalleeEntriesKept - 1);
-  std::move_backward(lastEntries.begin(), lastEntries.begin() + replaced,
-                     lastEntries.begin() + replaced + 1);
-  CalleeEntry &entered = lastEntries.front();
-  entered.body = lastCalleeBody;
-  entered.argument = operand;
-  entered.pathId = pathId;
-  entered.callerFacts = callerFacts;
-  entered.node = node;
-  entered.nodeFacts = nodes[node].facts;
-  entered.changesNothing = factsBefore == entered.nodeFacts;
-  entered.flow = flow;
-  return flow;
 }
 
 unsigned Walk::getArgumentFlow(unsigned symbol, unsigned argumentCount,
@@ -199,13 +107,10 @@ void Walk::propagateOutOfFunction(unsigned id, Operation *terminator,
       continue;
     unsigned flow = getArgumentFlow(symbol->index, argumentCount, origin);
     argumentFlows[flow].returns.emplace_back(operand, id);
-    for (int call = argumentFlows[flow].firstCall; call >= 0;
-         call = flowCalls[call].second) {
-      Operation *callOp = flowCalls[call].first;
+    for (Operation *call : argumentFlows[flow].calls)
       if (std::optional<unsigned> callerNode =
-              nodes.firstNodeOf(callOp->getOperand(origin)))
-        returnToCall(callOp, operand, id, *callerNode);
-    }
+              nodes.firstNodeOf(call->getOperand(origin)))
+        returnToCall(call, operand, id, *callerNode);
   }
 }
 
