@@ -2,15 +2,18 @@
 no network, that draws each start's way from host memory to its fates, grouped by source line.
 
 The page reads the trace document of ``trace.schema.json``, embedded as JSON, and builds its
-parts in the browser only when they are shown, so a trace of a model of 100k ops opens at once:
-a group's starts when it is expanded or a search finds them, a long list a batch at a time.
+parts in the browser only when they are shown, so that the trace of a large model does not
+become a node for each of its ops: a group's starts when it is expanded or a search finds them,
+a long list a batch at a time.
 """
 
 from __future__ import annotations
 
 import html
 import json
+import re
 from collections.abc import Mapping
+from importlib import resources
 from typing import Any
 
 #: With more starts than this in a trace, the page opens with every line's group collapsed.
@@ -35,13 +38,10 @@ _SETTINGS = {
 
 
 def _script_json(value: Any) -> str:
-    """``value`` as JSON that cannot end the <script> element holding it: '<', '>' and '&'
-    occur only inside JSON strings, where their escapes read back the same."""
-    text = json.dumps(value, ensure_ascii=False, separators=(",", ":"))
-    for character, escape in (("<", "\\u003c"), (">", "\\u003e"), ("&", "\\u0026")):
-        text = text.replace(character, escape)
-    # JavaScript once read these two as line ends; JSON.parse no longer does, old readers do.
-    return text.replace("\u2028", "\\u2028").replace("\u2029", "\\u2029")
+    """``value`` as JSON that cannot end the <script> element holding it: '<' begins both
+    '</script' and '<!--', and occurs only inside JSON strings, where its escape reads back
+    the same."""
+    return json.dumps(value, ensure_ascii=False, separators=(",", ":")).replace("<", "\\u003c")
 
 
 def _packed(trace: Mapping[str, Any]) -> dict[str, Any]:
@@ -77,7 +77,8 @@ def render_page(trace: Mapping[str, Any], *, title: str | None = None) -> str:
     """The HTML page of ``trace``, a document of ``trace.schema.json`` (``Trace.to_json``
     read back): totals, the starts grouped by source line, each start's paths to its fates,
     and a search (also from the address: ``page.html#search=TEXT``)."""
-    missing = [key for key in ("entry", "starts", "totals", "lines") if key not in trace]
+    schema = json.loads(resources.files("hostoffload").joinpath("trace.schema.json").read_text())
+    missing = [key for key in schema["required"] if key not in trace]
     if missing:
         raise ValueError(
             f"render_page: the trace lacks {', '.join(missing)}; give it the document of "
@@ -85,14 +86,15 @@ def render_page(trace: Mapping[str, Any], *, title: str | None = None) -> str:
         )
     if title is None:
         title = f"hostoffload trace: {trace.get('source') or '@' + str(trace['entry'])}"
-    return (
-        _TEMPLATE.replace("__TITLE__", html.escape(title))
-        .replace("__STYLE__", _STYLE)
-        .replace("__SCRIPT__", _SCRIPT)
-        .replace("__SETTINGS__", _script_json(_SETTINGS))
-        # Last: the trace's own text may hold any of the markers above.
-        .replace("__TRACE__", _script_json(_packed(trace)))
-    )
+    parts = {
+        "TITLE": html.escape(title),
+        "STYLE": _STYLE,
+        "SCRIPT": _SCRIPT,
+        "SETTINGS": _script_json(_SETTINGS),
+        "TRACE": _script_json(_packed(trace)),
+    }
+    # One pass over the template: a title or a trace may hold the markers' text themselves.
+    return re.sub("__([A-Z]+)__", lambda marker: parts[marker[1]], _TEMPLATE)
 
 
 # Nothing may load: the policy stops any request a page could make, even one a trace's text

@@ -465,10 +465,10 @@ def test_the_page_has_nothing_to_load() -> None:
     assert "default-src 'none'" in page
 
 
-# Markup in a start's name, its file and the title of its page.
-MARKUP_NAME = "argument '</script><script>document.body.dataset.taken = 1</script><!--'"
+# Markup in a start's name, its file and the title of its page, and the page's own markers.
+MARKUP_NAME = "argument '</script><script>document.body.dataset.taken = 1</script><!--__SCRIPT__'"
 MARKUP_FILE = "x</script><!--.py"
-MARKUP_TITLE = "<b>step</b> </script>"
+MARKUP_TITLE = "<b>step</b> </script> __TRACE__"
 
 
 def marked_up_page(directory: Path) -> Path:
@@ -482,7 +482,7 @@ def marked_up_page(directory: Path) -> Path:
 
 def test_the_text_of_a_trace_cannot_end_its_script_element(tmp_path: Path) -> None:
     """The embedded JSON neither ends its <script> element nor opens a comment; the title
-    is escaped."""
+    is escaped; neither fills in the page's markers."""
     page = marked_up_page(tmp_path).read_text(encoding="utf-8")
     # The three of the page: its settings, the trace, the script that draws it.
     assert page.count("</script>") == 3
