@@ -119,7 +119,8 @@ style-src 'unsafe-inline'; script-src 'unsafe-inline'">
 </header>
 <div class="controls">
   <input id="search" type="search" autocomplete="off" spellcheck="false"
-    placeholder="Search starts by name, op, file, line, dtype, fate…" aria-label="Search starts">
+    placeholder="Search starts by name, op, file, line, dtype, fate…  ( / )"
+    aria-label="Search starts">
   <span id="count" class="count"></span>
   <button id="expand-all" type="button">Expand all</button>
   <button id="collapse-all" type="button">Collapse all</button>
@@ -221,17 +222,24 @@ main { padding: 16px 32px 80px; }
 .group-head:focus-visible { outline: 2px solid var(--accent); }
 .caret { width: 10px; color: var(--faint); transition: transform 0.12s; }
 .group.open .caret { transform: rotate(90deg); }
-.where-line { font-family: var(--mono); font-size: 13px; min-width: 0; overflow-wrap: anywhere; }
+.where-line {
+  font-family: var(--mono); font-size: 13px; flex: 1 1 auto; min-width: min(40%, 22em);
+}
 .where-line .dir { color: var(--muted); }
+.where-line .base { white-space: nowrap; }
 .where-line .none { font-family: inherit; font-style: italic; color: var(--muted); }
-.stats { margin-left: auto; display: flex; align-items: center; gap: 14px; color: var(--muted);
-  font-size: 12.5px; white-space: nowrap; font-variant-numeric: tabular-nums; }
+.stats {
+  margin-left: auto; display: flex; flex-wrap: wrap; justify-content: flex-end; align-items: center;
+  gap: 4px 14px; color: var(--muted); font-size: 12.5px; white-space: nowrap;
+  font-variant-numeric: tabular-nums;
+}
 .stats .fatebar { width: 110px; flex: none; }
 .stat { text-align: right; }
 .stat-0 { min-width: 70px; }
 .stat-1 { min-width: 120px; }
 .stat-2 { min-width: 130px; }
 .stat-3 { min-width: 140px; }
+@media (max-width: 1100px) { .stat[class] { min-width: 0; } .stat:empty { display: none; } }
 .pill { border-radius: 999px; padding: 1px 8px; font-size: 12px; font-weight: 600; }
 .pill.mismatch { color: var(--mismatch); background: var(--mismatch-bg); }
 .pill.unused { color: var(--unused); background: var(--unused-bg); }
@@ -585,9 +593,12 @@ function lineNode(line) {
     node.append(el("span", "none", "no source line"));
     return node;
   }
-  const slash = line.file.lastIndexOf("/");
-  node.append(el("span", "dir", line.file.slice(0, slash + 1)));
-  node.append(line.file.slice(slash + 1) + (line.line === null ? "" : `:${line.line}`));
+  // A long path breaks after a '/', never inside the file's name and line.
+  const folders = line.file.split("/");
+  const name = folders.pop() + (line.line === null ? "" : `:${line.line}`);
+  const dir = el("span", "dir");
+  for (const folder of folders) dir.append(`${folder}/`, el("wbr"));
+  node.append(dir, el("span", "base", name));
   return node;
 }
 
@@ -789,6 +800,12 @@ const setAll = (open) => {
   for (const group of shownGroups.slice(0, builtGroups)) refreshGroup(group);
 };
 document.getElementById("expand-all").addEventListener("click", () => setAll(true));
+// "/" goes to the search box, as on many sites that have one.
+document.addEventListener("keydown", (event) => {
+  if (event.key !== "/" || event.target === input) return;
+  event.preventDefault();
+  input.focus();
+});
 document.getElementById("collapse-all").addEventListener("click", () => setAll(false));
 
 drawHeader();
