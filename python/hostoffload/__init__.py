@@ -1,6 +1,7 @@
 """Find, explain and fix XLA's host-offload output mismatch (E1200) in StableHLO.
 
-:func:`check` and :func:`check_jax` return a :class:`Report`; :func:`fix` rewrites a module.
+:func:`check` and :func:`check_jax` return a :class:`Report`; :func:`fix` rewrites a module;
+:func:`trace` and :func:`trace_jax` say where every tensor in host memory goes (:class:`Trace`).
 :class:`watch` checks every program JAX compiles (``HOSTOFFLOAD_WATCH=error`` or ``=warn``
 starts one when this package is imported); :mod:`hostoffload.testing` has assertions for
 tests. The MLIR Python API with the host-offload passes registered lives in
@@ -12,10 +13,11 @@ import os
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from hostoffload.api import check, check_jax, fix
+    from hostoffload.api import check, check_jax, fix, trace, trace_jax
     from hostoffload.compile_hook import MismatchError, MismatchWarning, watch
     from hostoffload.diagnostic import Diagnostic, InputError, Location, Note
     from hostoffload.report import Finding, Fix, PathStep, Report, Start
+    from hostoffload.trace import StartTrace, Trace, TraceFate
 
     __version__: str
 
@@ -26,6 +28,8 @@ _MODULE_OF = {
     "check": "api",
     "check_jax": "api",
     "fix": "api",
+    "trace": "api",
+    "trace_jax": "api",
     "MismatchError": "compile_hook",
     "MismatchWarning": "compile_hook",
     "watch": "compile_hook",
@@ -38,6 +42,9 @@ _MODULE_OF = {
     "PathStep": "report",
     "Report": "report",
     "Start": "report",
+    "StartTrace": "trace",
+    "Trace": "trace",
+    "TraceFate": "trace",
 }
 
 __all__ = [
@@ -52,10 +59,15 @@ __all__ = [
     "PathStep",
     "Report",
     "Start",
+    "StartTrace",
+    "Trace",
+    "TraceFate",
     "__version__",
     "check",
     "check_jax",
     "fix",
+    "trace",
+    "trace_jax",
     "watch",
 ]
 

@@ -15,7 +15,11 @@ from hostoffload.mlir import ir, passmanager
 from hostoffload.mlir._mlir_libs import _hostoffload
 from hostoffload.platforms import Platform, platform_named
 from hostoffload.releases import xla_release_named
-from hostoffload.report import REPORT_CLASSES, Report, Strategy
+from hostoffload.report import REPORT_CLASSES, PathStep, Report, Strategy
+from hostoffload.trace import StartTrace, Trace, TraceFate, trace_of
+
+#: The classes of the analysis's objects with the trace of every start.
+_TRACE_CLASSES = {**REPORT_CLASSES, "trace": StartTrace, "fates": TraceFate, "through": PathStep}
 
 
 def check(
@@ -25,6 +29,7 @@ def check(
     strict: bool = False,
     allow_h2h_copy: bool = False,
     xla_release: str | None = None,
+    trace: bool = False,
 ) -> Report:
     """Checks the host offloading of a module the way XLA's HostOffloader will.
 
@@ -57,6 +62,8 @@ def check(
 
     A finding on a line of Python source that carries ``# hostoffload: ignore[CODE]`` (or
     ``# hostoffload: ignore``, every code) is left out (:meth:`Report.without_suppressed`).
+    With ``trace``, :attr:`Report.trace` says where every start's host memory goes
+    (:func:`trace`).
 
     Raises :class:`InputError` when the source cannot be read or parsed, is of another type,
     or has no (or an ambiguous) entry function.
@@ -68,7 +75,52 @@ def check(
         strict=strict,
         allow_h2h_copy=allow_h2h_copy,
         xla_release=xla_release,
+        trace=trace,
     )
+
+
+def trace(
+    source: object,
+    *,
+    entry: str | None = None,
+    xla_release: str | None = None,
+) -> Trace:
+    """Where every tensor in host memory goes in ``source`` (read as by :func:`check`): for
+    each start (a ``pinned_host`` argument, a move to host), its tensor, the ops its host
+    memory passes through, and its fates: moved back to device, computed on the host, returned
+    in host memory, returned as an output not in host memory (E1200), or unused. Raises
+    :class:`InputError` like :func:`check`."""
+    return trace_named(source, None, entry=entry, xla_release=xla_release)
+
+
+def trace_named(
+    source: object,
+    name: str | None,
+    *,
+    entry: str | None = None,
+    xla_release: str | None = None,
+) -> Trace:
+    """:func:`trace`, naming text ``source`` ``name`` in the trace and in errors."""
+    return _traced(check_named(source, name, entry=entry, xla_release=xla_release, trace=True))
+
+
+def trace_jax(
+    fn: Callable[..., Any],
+    *args: Any,
+    platform: Platform = "tpu",
+    xla_release: str | None = None,
+    **jit_kwargs: Any,
+) -> Trace:
+    """:func:`trace` of ``fn`` lowered for ``platform`` at ``args``, as :func:`check_jax`
+    lowers it; no device needed."""
+    return _traced(
+        check_jax(fn, *args, platform=platform, xla_release=xla_release, trace=True, **jit_kwargs)
+    )
+
+
+def _traced(report: Report) -> Trace:
+    assert report.trace is not None, "a report checked with trace=True has its trace"
+    return report.trace
 
 
 def check_named(
@@ -79,13 +131,14 @@ def check_named(
     strict: bool = False,
     allow_h2h_copy: bool = False,
     xla_release: str | None = None,
+    trace: bool = False,
 ) -> Report:
     """:func:`check`, naming text ``source`` ``name`` in the report and in errors."""
     _require_entry(entry, name)
     release = xla_release_named(xla_release)
     with _source.resolve(source, name, copy=False) as module:
         # Just parsed and verified: a second verifier pass would find nothing new.
-        report = _analyze(module, entry, strict, allow_h2h_copy, release)
+        report = _analyze(module, entry, strict, allow_h2h_copy, release, trace)
     return report.without_suppressed()
 
 
@@ -94,6 +147,7 @@ def check_jax(
     *args: Any,
     platform: Platform = "tpu",
     xla_release: str | None = None,
+    trace: bool = False,
     **jit_kwargs: Any,
 ) -> Report:
     """Lowers ``fn`` for ``platform`` at ``args`` and checks the lowering; no device needed.
@@ -106,6 +160,7 @@ def check_jax(
     lowering hides the problem: XLA:CPU has no host offloading, so JAX drops the
     ``annotate_device_placement`` calls that ``jax.device_put(x, jax.memory.Space.Host)``
     puts inside ``jit``, and with them the moves to host and every E1200 they cause.
+    ``trace`` is that of :func:`check`.
     """
     platform = platform_named(platform)
     import jax
@@ -120,8 +175,14 @@ def check_jax(
     else:
         jitted = jax.jit(fn, **jit_kwargs)
     report = check(
-        jitted.trace(*args).lower(lowering_platforms=(platform,)), xla_release=xla_release
+        jitted.trace(*args).lower(lowering_platforms=(platform,)),
+        xla_release=xla_release,
+        trace=trace,
     )
+    if report.trace is not None:
+        report = dataclasses.replace(
+            report, trace=dataclasses.replace(report.trace, platform=platform)
+        )
     return dataclasses.replace(report, platform=platform)
 
 
@@ -199,6 +260,7 @@ def _analyze(
     strict: bool,
     allow_h2h_copy: bool,
     xla_release: str,
+    trace: bool = False,
 ) -> Report:
     with no_cyclic_gc():
         _, data = _hostoffload.analyze_data(
@@ -207,11 +269,24 @@ def _analyze(
             strict,
             module.verified,
             allow_h2h_copy,
-            classes=REPORT_CLASSES,
+            classes=_TRACE_CLASSES if trace else REPORT_CLASSES,
             locations=locations_from_json,
             xla_release=xla_release,
+            trace=trace,
         )
         report = Report.from_objects(data, module.name)
+    if trace:
+        report = dataclasses.replace(
+            report,
+            trace=trace_of(
+                report.starts,
+                data["trace"],
+                entry=report.entry,
+                source=module.name,
+                platform=module.platform,
+                xla_release=report.xla_release,
+            ),
+        )
     # Only the fix reads them, and each output is read through MLIR's Python API.
     failing = any(finding.code == "E1200" for finding in report.errors)
     outputs = _entry_outputs(module.operation, report.entry) if failing else None

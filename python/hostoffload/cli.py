@@ -1,5 +1,6 @@
 """The ``hostoffload`` command (also ``python -m hostoffload``): check modules for E1200, fix
-them, or run a script with every program JAX compiles checked.
+them, trace where their tensors in host memory go, or run a script with every program JAX
+compiles checked.
 
 Exit status: 0 nothing wrong, 1 an error found (E1200, HOE101 under ``--strict``, any warning
 under ``--warnings-as-errors``), 2 an input could not be checked or fixed (unreadable or
@@ -37,6 +38,7 @@ from hostoffload.releases import xla_release_named
 from hostoffload.report import LOCATION_FORMS, Report
 
 PROG = "hostoffload"
+TRACE_FORMATS = ("text", "json", "html")
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -46,6 +48,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             return _run(args)
         if args.command == "check":
             return _check(args)
+        if args.command == "trace":
+            return _trace(args)
         return _fix(args)
     except ConfigError as error:
         sys.stderr.write(f"{error}\n")
@@ -137,6 +141,32 @@ def _parser() -> argparse.ArgumentParser:
     _add_entry(fix)
     _add_xla_release(fix)
     fix.add_argument("-o", "--output", metavar="OUT", help="write here instead of stdout")
+
+    trace = commands.add_parser(
+        "trace",
+        help="show where every tensor in host memory goes",
+        description="For every start (a pinned_host argument, a move to host): its tensor, the "
+        "ops its host memory passes through, and its fates (moved to device, computed on the "
+        "host, returned in host memory, E1200, unused), with totals per step and per line. "
+        "Exit status: 0 traced, 1 an output fails with E1200, 2 bad input or usage.",
+    )
+    trace.add_argument(
+        "files",
+        nargs="+",
+        metavar="FILE",
+        help="a module; - reads stdin; a directory: the dump files of JAX and XLA in it",
+    )
+    trace.add_argument(
+        "--format",
+        choices=TRACE_FORMATS,
+        default="text",
+        help="text (default: grouped by line), json (one trace per FILE, one per line; "
+        "trace.schema.json), html (one page, for one FILE: the way of each start to its fates, "
+        "searchable)",
+    )
+    _add_entry(trace)
+    _add_xla_release(trace)
+    trace.add_argument("-o", "--output", metavar="OUT", help="write here instead of stdout")
 
     run = commands.add_parser(
         "run",
@@ -277,6 +307,51 @@ def _check(args: argparse.Namespace) -> int:
     if failures:
         return EXIT_BAD_INPUT
     return EXIT_ERRORS if any(not report.ok for report in reports) else EXIT_CLEAN
+
+
+def _trace(args: argparse.Namespace) -> int:
+    files = _expand_directories(args.files)
+    if args.format == "html" and len(files) != 1:
+        sys.stderr.write(
+            f"{PROG} trace: error: --format html draws one module, and {len(files)} were given "
+            "(a directory gives each dump file in it): name one file\n"
+        )
+        return EXIT_BAD_INPUT
+    outputs: list[str] = []
+    failed = mismatched = False
+    for file in files:
+        try:
+            trace = api.trace_named(
+                *_read(file),
+                entry=args.entry or _config_of(file, {}).entry,
+                xla_release=args.xla_release,
+            )
+        except InputError as error:
+            sys.stderr.write(f"{error}\n")
+            if args.format == "json":
+                outputs.append(json.dumps(error.to_json()))
+            failed = True
+            continue
+        mismatched = mismatched or trace.totals.mismatches > 0
+        if args.format == "json":
+            outputs.append(trace.to_json())
+        elif args.format == "html":
+            outputs.append(trace.to_html())
+        else:
+            outputs.append(trace.to_text())
+    text = "".join(f"{output}\n" for output in outputs)
+    if args.output is None:
+        sys.stdout.write(text)
+        sys.stdout.flush()
+    else:
+        try:
+            Path(args.output).write_text(text, encoding="utf-8", errors="surrogateescape")
+        except OSError as error:
+            sys.stderr.write(f"{args.output}: error: cannot write the file: {error.strerror}\n")
+            return EXIT_BAD_INPUT
+    if failed:
+        return EXIT_BAD_INPUT
+    return EXIT_ERRORS if mismatched else EXIT_CLEAN
 
 
 def _config_of(file: str, configs: dict[Path, Config]) -> Config:

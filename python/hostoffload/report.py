@@ -14,7 +14,7 @@ import dataclasses
 import json
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, Literal, cast
+from typing import TYPE_CHECKING, Any, Literal, cast
 
 from hostoffload import jax_fix
 from hostoffload._forms import CPU_LOWERING
@@ -30,6 +30,9 @@ from hostoffload.diagnostic import (
 )
 from hostoffload.releases import xla_releases
 from hostoffload.suppressions import Comments
+
+if TYPE_CHECKING:
+    from hostoffload.trace import Trace
 
 JAX_FIX_HEADING = "fix in JAX:"
 #: Said once after the findings of a module without debug info, whose own lines stand in for
@@ -232,6 +235,9 @@ class Report:
     #: The XLA release whose behaviour the findings model (:mod:`hostoffload.releases`);
     #: ``None`` in a report read from JSON written before releases were told apart.
     xla_release: str | None = None
+    #: Where every start's host memory goes, when the check was asked for it
+    #: (``check(..., trace=True)``); else ``None``. :meth:`to_json` leaves it out.
+    trace: Trace | None = None
 
     @property
     def errors(self) -> tuple[Finding, ...]:

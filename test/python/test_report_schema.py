@@ -20,6 +20,7 @@ from hostoffload.diagnostic import Diagnostic, Location, Note
 from hostoffload.mlir import ir
 from hostoffload.mlir._mlir_libs import _hostoffload
 from hostoffload.report import LOCATION_FORMS, Finding, Fix, LocationForm, PathStep, Start
+from hostoffload.trace import StartTrace, TraceFate
 from tools.differential import layout
 
 SCHEMA: dict[str, Any] = json.loads(
@@ -36,12 +37,14 @@ DEFINITIONS = {
     Location: "location",
     Note: "note",
     Diagnostic: "error",
+    StartTrace: "analysisStartTrace",
+    TraceFate: "analysisFate",
 }
 
 
 def documents() -> Iterator[tuple[str, dict[str, Any]]]:
     """Everything the C API writes for the inputs: a parse failure, or the analysis' JSON
-    (a report or a failure) without and with strict."""
+    (a report or a failure) without and with strict, and with the trace."""
     for name, text in module_inputs():
         with ir.Context() as context:
             context.enable_multithreading(False)
@@ -52,6 +55,8 @@ def documents() -> Iterator[tuple[str, dict[str, Any]]]:
             for strict in (False, True):
                 _, report = _hostoffload.analyze(module.operation, "", strict, True)
                 yield f"{name}{' strict' if strict else ''}", json.loads(report)
+            _, report = _hostoffload.analyze(module.operation, "", False, True, trace=True)
+            yield f"{name} traced", json.loads(report)
 
 
 DOCUMENTS = dict(documents())
@@ -143,11 +148,12 @@ def test_dataclass_fields_are_the_schema_properties(cls: type) -> None:
 
 def test_report_fields_are_the_schema_properties() -> None:
     """A report's ``locations`` are the table the JSON may refer to by index, where the objects
-    hold the locations themselves. The C API's report has the same content, without what only
-    Python knows, and with ``errors``, always empty: a failed analysis raises instead."""
+    hold the locations themselves; its ``trace`` is a document of its own (trace.schema.json).
+    The C API's report has the same content, without what only Python knows, and with
+    ``errors``, always empty: a failed analysis raises instead."""
     fields = {field.name for field in dataclasses.fields(Report)}
-    assert fields == properties("report") - {"locations"}
-    analysis = {"errors", "entry", "starts", "findings", "locations", "xla_release"}
+    assert fields == properties("report") - {"locations"} | {"trace"}
+    analysis = {"errors", "entry", "starts", "findings", "locations", "xla_release", "trace"}
     assert properties("analysisReport") == analysis
 
 

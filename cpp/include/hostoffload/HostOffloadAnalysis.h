@@ -158,6 +158,60 @@ struct Finding {
   std::optional<unsigned> argumentIndex;
 };
 
+/// A tensor as the module types it, with its size where XLA's is known.
+struct TensorInfo {
+  /// MLIR's spelling of the type, e.g. "tensor<8x128xf32>".
+  std::string type;
+  /// The dimensions of a ranked tensor; none for another type.
+  std::optional<llvm::SmallVector<int64_t>> shape;
+  /// The element type of a ranked tensor, e.g. "bf16"; empty otherwise.
+  std::string dtype;
+  /// The bytes XLA gives the value (a tuple's are its elements' sum); none
+  /// when a dimension is dynamic or an element type has no known size.
+  std::optional<uint64_t> bytes;
+
+  static TensorInfo of(mlir::Type type);
+};
+
+/// Where host memory of a start ends up.
+struct TraceFate {
+  enum class Kind { Device, HostCompute, Output, Mismatch, HostCall };
+  /// The name of `kind` in reports: "device", "host_compute", "output",
+  /// "mismatch" or "host_call".
+  static llvm::StringRef getKindName(Kind kind);
+  Kind kind;
+  /// The op it ends at.
+  PathStep at;
+  /// For Output and Mismatch: the entry output.
+  std::optional<unsigned> outputIndex;
+  /// For Device, Output and Mismatch: the tensor that ends there.
+  std::optional<TensorInfo> tensor;
+  /// The start whose host memory reached `at` first, when it is another one:
+  /// this start's joined it on the way. `path` begins there.
+  std::optional<unsigned> fromStart;
+  /// The way to `at`, as Finding::path shows a way.
+  llvm::SmallVector<PathStep> path;
+  size_t omittedPathSteps = 0;
+};
+
+/// Where the host memory of one start goes.
+struct StartTrace {
+  TensorInfo tensor;
+  /// Its ends, nearest first: every one but host compute, of which the first
+  /// kTraceHostComputeFates.
+  std::vector<TraceFate> fates;
+  /// How many ops XLA computes on it, and how many of them its host memory
+  /// reached first (each op of the module is first reached by one start).
+  size_t hostComputeOps = 0;
+  size_t firstHostComputeOps = 0;
+  /// Every op its host memory passes through or ends at, in the order of the
+  /// walk, the start first.
+  std::vector<PathStep> through;
+};
+
+/// How many host compute ops a start's fates list.
+inline constexpr size_t kTraceHostComputeFates = 5;
+
 /// The result of analysing one module.
 struct HostOffloadReport {
   mlir::func::FuncOp entry;
@@ -169,6 +223,10 @@ struct HostOffloadReport {
   /// The E1200 errors given to `analyzeHostOffload`'s `takeMismatch` instead
   /// of kept in `findings`.
   size_t numTakenMismatches = 0;
+  /// The entry outputs of the E1200 errors, in order.
+  llvm::SmallVector<unsigned> mismatchedOutputs;
+  /// With HostOffloadOptions::trace, by start (the indices of `starts`).
+  std::vector<StartTrace> trace;
 
   /// Whether any error was found, taken mismatches included.
   bool hasErrors() const;
@@ -185,6 +243,8 @@ struct HostOffloadOptions {
   /// The XLA whose behaviour is modelled where releases differ
   /// (docs/semantics.md names each such rule).
   XlaRelease xlaRelease = getNewestXlaRelease();
+  /// Fill HostOffloadReport::trace.
+  bool trace = false;
 };
 
 /// Analyses `module`. Fails, after emitting a located error, only when the

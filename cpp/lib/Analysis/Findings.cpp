@@ -95,6 +95,7 @@ void FindingBuilder::reportOutputs() {
                                                : quoted(declared.kind)));
       continue;
     }
+    report.mismatchedOutputs.push_back(output);
     if (takeMismatch) {
       buildMismatch(taken, node, hostNode, output, declared, loc, functionName);
       takeMismatch(taken);

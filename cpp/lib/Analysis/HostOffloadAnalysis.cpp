@@ -2,7 +2,8 @@
 //
 // The analysis in order: the module's call sites and custom calls are
 // collected (or taken from the verifier's walk), the starts enter the walk,
-// it runs, and the findings are read off what it found. Each step is in a
+// it runs, and the findings (and, if asked, the trace) are read off what it
+// found. Each step is in a
 // file of this folder: OpRules (what XLA does with each op), ModuleOps (the
 // ops looked up), Facts (the lattice), NodeTable, Starts, Walk and WalkCalls
 // (the worklist), Paths and Findings.
@@ -18,6 +19,7 @@
 #include "ModuleOps.h"
 #include "OpRules.h"
 #include "Starts.h"
+#include "Trace.h"
 #include "Walk.h"
 #include "Warnings.h"
 
@@ -134,6 +136,8 @@ analyzeHostOffload(ModuleOp module, const HostOffloadOptions &options,
   FindingBuilder findings(*entry, options, report, walk, rules,
                           starts.getResultKinds(), warnings, takeMismatch);
   findings.reportOutputs();
+  if (options.trace)
+    traceStarts(*entry, report, walk, rules);
   findings.reportHostCompute();
   reportDynamicUpdateSlices(module, *entry, options, walk, rules, report);
   std::move(cycles.begin(), cycles.end(), std::back_inserter(report.findings));

@@ -126,6 +126,15 @@ size_t PathBuilder::buildPath(unsigned id,
   return omitted;
 }
 
+PathStep PathBuilder::describeNode(unsigned id) const {
+  const Node &node = nodes[id];
+  PathStep step{std::string(), node.step == StepKind::Start
+                                   ? startOf(node).loc
+                                   : node.via->getLoc()};
+  describeStep(node, step.what);
+  return step;
+}
+
 const TraceStart &PathBuilder::getFirstStart(unsigned id) const {
   return startOf(nodes[pathPositions[id].root]);
 }

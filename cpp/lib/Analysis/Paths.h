@@ -46,6 +46,9 @@ public:
   /// has.
   size_t buildPath(unsigned id, llvm::SmallVectorImpl<PathStep> &steps);
 
+  /// Node `id` as one step of a way: its op, where the value comes from.
+  PathStep describeNode(unsigned id) const;
+
   /// The start the path of node `id` (built already) begins at.
   const TraceStart &getFirstStart(unsigned id) const;
 

@@ -120,6 +120,10 @@ public:
     return static_cast<unsigned>(outputNodes[output]);
   }
 
+  /// Whether the node is host memory once the walk is over: not made only of
+  /// slices XLA reads into device memory.
+  bool isHost(unsigned id) const;
+
   /// The first node of `value` that is host memory, if any; none for a result
   /// of host compute without uses.
   std::optional<unsigned> findHostNode(mlir::Value value) const;
@@ -194,9 +198,6 @@ private:
   /// every call site is known).
   void noteComputedOn(unsigned id, mlir::Operation *op);
   void markSlicesComputedInCallees();
-  /// Whether the node is host memory once the walk is over: not made only of
-  /// slices XLA reads into device memory.
-  bool isHost(unsigned id) const;
 
   //===--------------------------------------------------------------------===//
   // Calls and returns (WalkCalls.cpp).

@@ -167,6 +167,15 @@ public:
       for (const hostoffload::PathStep &step : finding.path)
         add(step.loc);
     }
+    for (const hostoffload::StartTrace &trace : report.trace) {
+      for (const hostoffload::PathStep &step : trace.through)
+        add(step.loc);
+      for (const hostoffload::TraceFate &fate : trace.fates) {
+        add(fate.at.loc);
+        for (const hostoffload::PathStep &step : fate.path)
+          add(step.loc);
+      }
+    }
   }
 
   /// The index of `loc`, one of the report's.
@@ -290,6 +299,85 @@ void writeStart(Stream &json, const hostoffload::TraceStart &start,
   });
 }
 
+/// Writes `steps` as the list `key` of the object being written.
+template <typename Stream>
+void writeSteps(Stream &json, llvm::StringRef key,
+                llvm::ArrayRef<hostoffload::PathStep> steps,
+                const LocationTable &locations) {
+  json.attributeArray(key, [&] {
+    for (const hostoffload::PathStep &step : steps)
+      json.object([&] {
+        json.attribute("what", hostoffload::toValidUTF8(step.what));
+        json.attribute("location", locations.indexOf(step.loc));
+      });
+  });
+}
+
+/// Writes `tensor` as the members "type", "shape", "dtype" and "bytes" of
+/// the object being written; each null without a tensor.
+template <typename Stream>
+void writeTensor(Stream &json,
+                 const std::optional<hostoffload::TensorInfo> &tensor) {
+  if (!tensor) {
+    for (llvm::StringRef key : {"type", "shape", "dtype", "bytes"})
+      json.attribute(key, nullptr);
+    return;
+  }
+  json.attribute("type", hostoffload::toValidUTF8(tensor->type));
+  if (tensor->shape)
+    json.attributeArray("shape", [&] {
+      for (int64_t size : *tensor->shape)
+        json.value(size);
+    });
+  else
+    json.attribute("shape", nullptr);
+  if (tensor->dtype.empty())
+    json.attribute("dtype", nullptr);
+  else
+    json.attribute("dtype", hostoffload::toValidUTF8(tensor->dtype));
+  if (tensor->bytes)
+    json.attribute("bytes", static_cast<int64_t>(*tensor->bytes));
+  else
+    json.attribute("bytes", nullptr);
+}
+
+/// Writes the trace of start `index`.
+template <typename Stream>
+void writeStartTrace(Stream &json, unsigned index,
+                     const hostoffload::StartTrace &trace,
+                     const LocationTable &locations) {
+  json.object([&] {
+    json.attribute("index", index);
+    writeTensor(json, trace.tensor);
+    json.attributeArray("fates", [&] {
+      for (const hostoffload::TraceFate &fate : trace.fates)
+        json.object([&] {
+          json.attribute("kind",
+                         hostoffload::TraceFate::getKindName(fate.kind));
+          json.attribute("what", hostoffload::toValidUTF8(fate.at.what));
+          json.attribute("location", locations.indexOf(fate.at.loc));
+          if (fate.outputIndex)
+            json.attribute("output_index", *fate.outputIndex);
+          else
+            json.attribute("output_index", nullptr);
+          writeTensor(json, fate.tensor);
+          if (fate.fromStart)
+            json.attribute("from_start", *fate.fromStart);
+          else
+            json.attribute("from_start", nullptr);
+          writeSteps(json, "path", fate.path, locations);
+          json.attribute("path_steps_omitted",
+                         static_cast<int64_t>(fate.omittedPathSteps));
+        });
+    });
+    json.attribute("host_compute_ops",
+                   static_cast<int64_t>(trace.hostComputeOps));
+    json.attribute("first_host_compute_ops",
+                   static_cast<int64_t>(trace.firstHostComputeOps));
+    writeSteps(json, "through", trace.through, locations);
+  });
+}
+
 template <typename Stream>
 void writeFinding(Stream &json, const hostoffload::Finding &finding,
                   bool strict, const LocationTable &locations) {
@@ -325,13 +413,7 @@ void writeFinding(Stream &json, const hostoffload::Finding &finding,
         json.value(index);
     });
     json.attribute("more_starts", finding.moreStarts);
-    json.attributeArray("path", [&] {
-      for (const hostoffload::PathStep &step : finding.path)
-        json.object([&] {
-          json.attribute("what", hostoffload::toValidUTF8(step.what));
-          json.attribute("location", locations.indexOf(step.loc));
-        });
-    });
+    writeSteps(json, "path", finding.path, locations);
     json.attribute("path_steps_omitted",
                    static_cast<int64_t>(finding.omittedPathSteps));
     json.attributeArray("fixes", [&] {
@@ -509,7 +591,7 @@ struct Analysis {
 /// Analyses `module`; never changes it.
 static Analysis analyze(MlirOperation module, MlirStringRef entry, bool strict,
                         bool verified, bool allowH2hCopy,
-                        MlirStringRef xlaRelease) {
+                        MlirStringRef xlaRelease, bool trace) {
   Operation *op = unwrap(module);
   Analysis analysis;
   std::optional<hostoffload::XlaRelease> release =
@@ -544,16 +626,17 @@ static Analysis analyze(MlirOperation module, MlirStringRef entry, bool strict,
     analysis.report = hostoffload::analyzeHostOffload(
         moduleOp,
         hostoffload::HostOffloadOptions{unwrap(entry).str(), strict,
-                                        allowH2hCopy, *release},
+                                        allowH2hCopy, *release, trace},
         {}, collected ? &*collected : nullptr);
   analysis.errors = std::move(collector.errors);
   return analysis;
 }
 
 /// Writes `analysis`, made with `strict` or without, as the report's JSON
-/// object (report.schema.json).
+/// object (report.schema.json), with its "trace" if `trace`.
 template <typename Stream>
-static void writeAnalysis(Stream &json, Analysis &analysis, bool strict) {
+static void writeAnalysis(Stream &json, Analysis &analysis, bool strict,
+                          bool trace) {
   json.object([&] {
     writeErrors(json, analysis.errors);
     if (failed(analysis.report))
@@ -572,6 +655,12 @@ static void writeAnalysis(Stream &json, Analysis &analysis, bool strict) {
     json.attributeArray("findings", [&] {
       for (const hostoffload::Finding &finding : report.findings)
         writeFinding(json, finding, strict, locations);
+    });
+    if (!trace)
+      return;
+    json.attributeArray("trace", [&] {
+      for (auto [index, startTrace] : llvm::enumerate(report.trace))
+        writeStartTrace(json, index, startTrace, locations);
     });
   });
 }
@@ -599,34 +688,33 @@ MlirLogicalResult hostoffloadVerify(MlirOperation op,
 MlirLogicalResult hostoffloadAnalyzeToJson(MlirOperation module,
                                            MlirStringRef entry, bool strict,
                                            bool verified, bool allowH2hCopy,
-                                           MlirStringRef xlaRelease,
+                                           MlirStringRef xlaRelease, bool trace,
                                            MlirStringCallback callback,
                                            void *userData) {
   Analysis analysis =
-      analyze(module, entry, strict, verified, allowH2hCopy, xlaRelease);
+      analyze(module, entry, strict, verified, allowH2hCopy, xlaRelease, trace);
   std::string text;
   llvm::raw_string_ostream os(text);
   // The JSON writer writes a character at a time: unbuffered, as a string's
   // stream is, each would be appended on its own.
   os.SetBufferSize(1 << 16);
   llvm::json::OStream json(os);
-  writeAnalysis(json, analysis, strict);
+  writeAnalysis(json, analysis, strict, trace);
   os.flush();
   callback(wrap(llvm::StringRef(text)), userData);
   return wrap(success(succeeded(analysis.report)));
 }
 
-MlirLogicalResult hostoffloadAnalyzeToValues(MlirOperation module,
-                                             MlirStringRef entry, bool strict,
-                                             bool verified, bool allowH2hCopy,
-                                             MlirStringRef xlaRelease,
-                                             const HostoffloadValueSink *sink,
-                                             void *userData) {
+MlirLogicalResult
+hostoffloadAnalyzeToValues(MlirOperation module, MlirStringRef entry,
+                           bool strict, bool verified, bool allowH2hCopy,
+                           MlirStringRef xlaRelease, bool trace,
+                           const HostoffloadValueSink *sink, void *userData) {
   Analysis analysis =
-      analyze(module, entry, strict, verified, allowH2hCopy, xlaRelease);
+      analyze(module, entry, strict, verified, allowH2hCopy, xlaRelease, trace);
   if (sink) {
     ValueSinkStream stream(*sink, userData);
-    writeAnalysis(stream, analysis, strict);
+    writeAnalysis(stream, analysis, strict, trace);
   }
   return wrap(success(succeeded(analysis.report)));
 }
