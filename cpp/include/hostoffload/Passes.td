@@ -13,6 +13,11 @@ def HostOffloadCheckPass : Pass<"host-offload-check", "::mlir::ModuleOp"> {
     HostOffloader does, and reports an E1200 error for every output of the
     entry function that carries such a tensor but is not declared
     `pinned_host`. Also warns about offloading patterns XLA accepts silently.
+    With `trace=true`, it also says where every tensor in host memory goes:
+    a remark at each start names its tensor, with a note at each of its fates
+    (moved back to device, computed on the host, returned in host memory,
+    E1200, consumed by a call on the host; none: unused), and a last remark
+    gives the totals per step.
     The pass only emits diagnostics; it never changes the IR.
   }];
   let options = [
@@ -25,10 +30,14 @@ def HostOffloadCheckPass : Pass<"host-offload-check", "::mlir::ModuleOp"> {
     Option<"allowH2hCopy", "allow-h2h-copy", "bool", /*default=*/"false",
            "Under strict=true, allow a copy on host memory (mhlo.copy), as XLA "
            "does under "
-           "xla_allow_h2h_copy_when_automatic_host_compute_offload_disabled">,    Option<"xlaRelease", "xla-release", "std::string", /*default=*/"\"\"",
+           "xla_allow_h2h_copy_when_automatic_host_compute_offload_disabled">,
+    Option<"xlaRelease", "xla-release", "std::string", /*default=*/"\"\"",
            "The XLA to model where releases differ: an XLA release "
            "such as 2026-06, or a libtpu release such as 0.0.42.1; "
            "default: the newest (docs/semantics.md)">,
+    Option<"trace", "trace", "bool", /*default=*/"false",
+           "Also remark where every tensor in host memory goes: each start, "
+           "its fates, and the totals per step">,
   ];
 }
 
