@@ -208,9 +208,8 @@ def test_compare_finds_each_kind_of_difference() -> None:
 def trace_of(key: str) -> str:
     document = MODULES[key][0]
     release = xla_release_of_platform_version(document["generated"]["platform_version"])
-    path = dump_of(key)
     assert TRACE_API is not None
-    return str(TRACE_API(path.read_text(), source=str(path), xla_release=release).to_json())
+    return str(TRACE_API(dump_of(key), xla_release=release).to_json())
 
 
 @pytest.mark.skipif(
@@ -221,4 +220,4 @@ def trace_of(key: str) -> str:
 def test_the_trace_agrees_with_xla(key: str) -> None:
     found = xla_trace.compare(module_of(key), trace_of(key))
     expected, reason = KNOWN_DIFFERENCES.get(key.split(":", 1)[1], ([], ""))
-    assert found == expected, reason
+    assert found == expected, "\n".join(["the trace and XLA's log differ:", *found, reason])

@@ -349,6 +349,11 @@ def xla_ends(record: Mapping[str, Any], start: Mapping[str, Any]) -> set[End]:
     host calls whose operand it puts in host memory."""
     info = record["instructions"]
     ends: set[End] = set()
+    if start["kind"] == "annotation" and not start["walks"] and not start.get("root_copy_of"):
+        # HandleRedundantCopiesBackToHost kept a host call's result in host memory for all its
+        # uses before the walks, so its MoveToHost has none left: what it is returned as is
+        # returned in host memory (XLA's host output bytes count it).
+        ends.update(End("output", index) for index in start.get("returned_as", []))
     for walk in start["walks"]:
         warned = set(walk["host_compute"])
         ends.update(End("output", _output_index(record, index)) for _, index in walk["streamed"])
@@ -464,12 +469,17 @@ def _compare_start(
     starts = [w["start"][0] for w in walks if w["error_trace"]] or [w["start"][0] for w in walks]
     if starts and mine.get("xla_name") not in starts:
         differences.append(f"{label}: xla_name {mine.get('xla_name')!r}, XLA starts from {starts}")
-    through = {op["name"] for op in mine["through"] if "name" in op}
+    # An argument's own entry is the argument (XLA's parameter, which has no op); the ops its
+    # fates are at are reached too.
+    ops = mine["through"][1:] if mine["kind"] == "argument" else mine["through"]
+    ops += [fate["at"] for fate in mine["fates"]]
+    through = {op["name"] for op in ops if "name" in op}
     for name in sorted(with_op - through):
         differences.append(
             f"{label}: XLA reaches {name!r} ({info[name]['opcode']}), the trace does not"
         )
-    # GetStartingInstructions passes the annotation and bitcasts after it before the walk.
+    # What GetStartingInstructions passes over before the walks: the annotation and the
+    # bitcasts after it.
     before = {start.get("move_to_host")} | {n for w in walks for n in w.get("after_annotation", [])}
     extra = sorted(through - with_op - earlier - before)
     if errored:
@@ -654,6 +664,26 @@ def _between(offloaded: Mapping[str, Instruction], annotation: str, start: str) 
     return []
 
 
+def _returned_as(offloaded: Mapping[str, Instruction], name: str) -> list[int]:
+    """The entry outputs instruction ``name`` is returned as, as it is or through further
+    MoveToHosts (each of which moves nothing: the tensor is in host memory already)."""
+    (root,) = [n for n, i in offloaded.items() if i.root and i.computation == "ENTRY"]
+    found: list[int] = []
+    todo = [name]
+    while todo:
+        current = todo.pop()
+        if current == root:
+            found.append(0)
+        elif offloaded[root].opcode == "tuple":
+            found += [i for i, operand in enumerate(offloaded[root].operands) if operand == current]
+        todo += [
+            user
+            for user, instruction in offloaded.items()
+            if instruction.target == "MoveToHost" and instruction.operands[:1] == (current,)
+        ]
+    return sorted(found)
+
+
 def module_record(
     origins: list[Origin], dumps: Mapping[str, str], compiled: Mapping[str, Any]
 ) -> dict[str, Any]:
@@ -675,6 +705,8 @@ def module_record(
         else:
             annotation = _move_to_host_of(origin, in_offloaded)
             start |= {"operand": origin.operand, "move_to_host": annotation}
+            if annotation:
+                start["returned_as"] = _returned_as(in_offloaded, annotation)
             if origin.root_copy_of:
                 start["root_copy_of"] = origin.root_copy_of
         start["walks"] = [
