@@ -257,6 +257,7 @@ main { padding: 16px 32px 80px; }
   font-size: 11.5px; color: var(--muted); border: 1px solid var(--border); border-radius: 5px;
   padding: 0 6px;
 }
+.badge.already { color: var(--accent); border-color: currentColor; }
 .tensor { font-family: var(--mono); font-size: 12.5px; }
 .tensor .bytes { font-family: system-ui, sans-serif; color: var(--muted); margin-left: 6px; }
 .loc { font-family: var(--mono); font-size: 12px; color: var(--muted); }
@@ -446,10 +447,6 @@ function drawHeader() {
 }
 
 // --- one start ----------------------------------------------------------------------------
-function sameOp(a, b) {
-  return a.op === b.op && a.location.mlir === b.location.mlir;
-}
-
 function opNode(op, className) {
   const node = el("div", `node ${className}`);
   node.dataset.op = op.op;
@@ -483,17 +480,14 @@ function drawFate(fate) {
   }
   const chain = el("ol", "chain");
   chain.dataset.kind = fate.kind;
-  const path = fate.path;
-  const merged = path.length > 0 && sameOp(path[path.length - 1], fate.at);
-  const steps = merged ? path.slice(0, -1) : path;
-  // The steps omitted lie between the first and the last ones shown.
-  const split = fate.path_steps_omitted > 0 ? Math.ceil(path.length / 2) : steps.length;
-  const gap = () => el("div", "node gap", `… ${plural(fate.path_steps_omitted, "step")} …`);
-  steps.forEach((op, i) => {
-    if (i === split) chainItem(chain, gap());
+  // A long path holds as many of its first steps as of its last: the omitted lie between.
+  const split = fate.path_steps_omitted > 0 ? fate.path.length / 2 : -1;
+  fate.path.forEach((op, i) => {
+    if (i === split) {
+      chainItem(chain, el("div", "node gap", `… ${plural(fate.path_steps_omitted, "step")} …`));
+    }
     chainItem(chain, opNode(op, i === 0 ? "origin" : "step"));
   });
-  if (split === steps.length && fate.path_steps_omitted > 0) chainItem(chain, gap());
   const end = opNode(fate.at, `fate ${fate.kind}`);
   end.style.setProperty("--k", `var(--${fate.kind})`);
   end.style.setProperty("--kbg", `var(--${fate.kind}-bg)`);
@@ -512,6 +506,11 @@ function drawStart(start) {
   head.append(el("span", "start-name", start.name));
   const kind = start.argument_index === undefined ? start.kind : `argument ${start.argument_index}`;
   head.append(el("span", "badge", kind), tensorNode(start.tensor, "tensor"));
+  if (start.already_in_host) {
+    const already = el("span", "badge already", "already in host memory");
+    already.title = "XLA makes no buffer for it; the bytes to host do not count it";
+    head.append(already);
+  }
   head.append(locNode(start.location, true));
   card.append(head);
   let reason = start.reason;
@@ -680,6 +679,7 @@ function haystack(start) {
   if (start.argument_index !== undefined) parts.push(`argument ${start.argument_index}`);
   if (start.xla_name !== undefined) parts.push(start.xla_name);
   if (start.fates.length === 0) parts.push("unused");
+  if (start.already_in_host) parts.push("already in host memory");
   const addOp = (op) => {
     parts.push(op.op, where(op.location, true));
     if (op.name) parts.push(op.name);
