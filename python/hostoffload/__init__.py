@@ -17,7 +17,7 @@ if TYPE_CHECKING:
     from hostoffload.compile_hook import MismatchError, MismatchWarning, watch
     from hostoffload.diagnostic import Diagnostic, InputError, Location, Note
     from hostoffload.report import Finding, Fix, PathStep, Report, Start
-    from hostoffload.trace import StartTrace, Trace, TraceFate
+    from hostoffload.tracing import StartTrace, Trace, TraceFate
 
     __version__: str
 
@@ -42,9 +42,9 @@ _MODULE_OF = {
     "PathStep": "report",
     "Report": "report",
     "Start": "report",
-    "StartTrace": "trace",
-    "Trace": "trace",
-    "TraceFate": "trace",
+    "StartTrace": "tracing",
+    "Trace": "tracing",
+    "TraceFate": "tracing",
 }
 
 __all__ = [

@@ -32,7 +32,7 @@ from hostoffload.releases import xla_releases
 from hostoffload.suppressions import Comments
 
 if TYPE_CHECKING:
-    from hostoffload.trace import Trace
+    from hostoffload.tracing import Trace
 
 JAX_FIX_HEADING = "fix in JAX:"
 #: Said once after the findings of a module without debug info, whose own lines stand in for

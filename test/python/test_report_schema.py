@@ -20,7 +20,7 @@ from hostoffload.diagnostic import Diagnostic, Location, Note
 from hostoffload.mlir import ir
 from hostoffload.mlir._mlir_libs import _hostoffload
 from hostoffload.report import LOCATION_FORMS, Finding, Fix, LocationForm, PathStep, Start
-from hostoffload.trace import StartTrace, TraceFate
+from hostoffload.tracing import StartTrace, TraceFate
 from tools.differential import layout
 
 SCHEMA: dict[str, Any] = json.loads(

@@ -36,11 +36,19 @@ MODULES: dict[str, tuple[dict[str, Any], dict[str, Any]]] = {
 }
 LOGS = sorted(DATA.glob("*.log"))
 HAND_WRITTEN = sorted(DATA.glob("*.trace.json"))
-TRACE_API = getattr(hostoffload, "trace", None)
 
 # Modules whose trace differs from XLA's log, each with the differences and why: none is
 # ever left out silently.
-KNOWN_DIFFERENCES: dict[str, tuple[list[str], str]] = {}
+KNOWN_DIFFERENCES: dict[str, tuple[list[str], str]] = {
+    "host_arg_reshape.host_offloader": (
+        ["start 0 (argument 'x'): 0 host compute ops, XLA converts 1 (reshape.1)"],
+        # The analysis takes every stablehlo.reshape for a bitcast (it moves no data, and XLA
+        # keeps host memory through it either way, so no E1200 changes). XLA:TPU decides after
+        # layout assignment, where the tiling of f32[8] (T(128)) and f32[2,4] (T(2,128))
+        # differ: that reshape copies, and XLA makes it host compute.
+        "XLA:TPU's tiling makes this reshape a copy, which the analysis takes for a bitcast",
+    ),
+}
 
 
 def module_of(key: str) -> dict[str, Any]:
@@ -208,14 +216,9 @@ def test_compare_finds_each_kind_of_difference() -> None:
 def trace_of(key: str) -> str:
     document = MODULES[key][0]
     release = xla_release_of_platform_version(document["generated"]["platform_version"])
-    assert TRACE_API is not None
-    return str(TRACE_API(dump_of(key), xla_release=release).to_json())
+    return hostoffload.trace(dump_of(key), xla_release=release).to_json()
 
 
-@pytest.mark.skipif(
-    TRACE_API is None,
-    reason="hostoffload.trace (issue #62) is not in the package yet: nothing to compare",
-)
 @pytest.mark.parametrize("key", sorted(MODULES))
 def test_the_trace_agrees_with_xla(key: str) -> None:
     found = xla_trace.compare(module_of(key), trace_of(key))

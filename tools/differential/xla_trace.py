@@ -354,6 +354,11 @@ def xla_ends(record: Mapping[str, Any], start: Mapping[str, Any]) -> set[End]:
         # uses before the walks, so its MoveToHost has none left: what it is returned as is
         # returned in host memory (XLA's host output bytes count it).
         ends.update(End("output", index) for index in start.get("returned_as", []))
+    if start.get("root_copy_of"):
+        # XLA's root special case: the lone output, moved to host from device memory, is
+        # copied to host and back, and the output is in device memory (no host output bytes,
+        # a host temporary); the trace ends it at the return, back in device memory.
+        ends.add(End("device", "func.return"))
     for walk in start["walks"]:
         warned = set(walk["host_compute"])
         ends.update(End("output", _output_index(record, index)) for _, index in walk["streamed"])
@@ -481,6 +486,14 @@ def _compare_start(
     # What GetStartingInstructions passes over before the walks: the annotation and the
     # bitcasts after it.
     before = {start.get("move_to_host")} | {n for w in walks for n in w.get("after_annotation", [])}
+    if not walks:
+        # A host call's result that HandleRedundantCopiesBackToHost kept in host memory: every
+        # MoveToHost of it, one after another, is a copy XLA drops.
+        before |= {
+            other.get("move_to_host")
+            for other in record["starts"]
+            if not other["walks"] and other.get("operand") == start.get("operand")
+        }
     extra = sorted(through - with_op - earlier - before)
     if errored:
         result.unchecked += len(extra)

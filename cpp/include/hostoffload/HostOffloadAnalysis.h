@@ -197,6 +197,10 @@ struct TraceFate {
 /// Where the host memory of one start goes.
 struct StartTrace {
   TensorInfo tensor;
+  /// The tensor is in host memory already: another start's host memory
+  /// reaches it (a move to host of a host tensor), or an earlier start is at
+  /// the same value. XLA makes no buffer for it.
+  bool alreadyInHost = false;
   /// Its ends, nearest first: every one but host compute, of which the first
   /// kTraceHostComputeFates.
   std::vector<TraceFate> fates;

@@ -137,7 +137,7 @@ analyzeHostOffload(ModuleOp module, const HostOffloadOptions &options,
                           starts.getResultKinds(), warnings, takeMismatch);
   findings.reportOutputs();
   if (options.trace)
-    traceStarts(*entry, report, walk, rules);
+    traceStarts(*entry, report, walk, rules, starts.getResultKinds());
   findings.reportHostCompute();
   reportDynamicUpdateSlices(module, *entry, options, walk, rules, report);
   std::move(cycles.begin(), cycles.end(), std::back_inserter(report.findings));

@@ -92,12 +92,15 @@ namespace {
 class TraceBuilder {
 public:
   TraceBuilder(func::FuncOp entry, HostOffloadReport &report, const Walk &walk,
-               const OpRules &rules)
+               const OpRules &rules,
+               const std::vector<DeclaredMemoryKind> &resultKinds)
       : entry(entry), report(report), walk(walk), nodes(walk.getNodes()),
-        rules(rules), paths(walk, report.starts) {}
+        rules(rules), resultKinds(resultKinds), paths(walk, report.starts) {}
 
   void build() {
     report.trace.resize(report.starts.size());
+    for (auto [start, trace] : llvm::enumerate(report.trace))
+      traceStart(start, trace);
     owners.resize(nodes.size());
     for (unsigned id = 0, e = nodes.size(); id != e; ++id) {
       const Node &node = nodes[id];
@@ -106,16 +109,17 @@ public:
                                    : owners[node.parent];
       if (!walk.isHost(id))
         continue;
-      if (node.step == StepKind::Start)
-        for (unsigned start : walk.factsOf(node).starts)
-          report.trace[start].tensor = TensorInfo::of(node.value.getType());
-      // An op passed with several results, or at several paths, counts once.
+      // An op passed with several results, or at several paths, counts once;
+      // a start's own node is its value's.
+      const void *passedAt = node.step == StepKind::Start
+                                 ? node.value.getAsOpaquePointer()
+                                 : node.via;
       std::optional<PathStep> step;
       for (unsigned start : walk.factsOf(node).starts) {
-        if (!passed.insert({start, node.via, node.step}).second)
+        if (!passed.insert({start, passedAt, node.step}).second)
           continue;
         if (!step)
-          step = paths.describeNode(id);
+          step = describeNode(id);
         report.trace[start].through.push_back(*step);
       }
       // Uses in program order; use lists run backwards from the last use.
@@ -128,6 +132,28 @@ public:
   }
 
 private:
+  /// The tensor of start `start`, and whether it is in host memory already:
+  /// another start's host memory reaches its value, or an earlier start is
+  /// at the same value.
+  void traceStart(unsigned start, StartTrace &trace) {
+    unsigned node = walk.getStartNode(start);
+    trace.tensor = TensorInfo::of(nodes[node].value.getType());
+    for (unsigned other : walk.factsOf(node).starts)
+      if (other != start && (walk.getStartNode(other) != node || other < start))
+        trace.alreadyInHost = true;
+  }
+
+  /// Node `id` as a step of `through`: a start's argument at its own
+  /// location, which names it (the report's start points at its first use,
+  /// where JAX gives arguments no file).
+  PathStep describeNode(unsigned id) {
+    PathStep step = paths.describeNode(id);
+    const Node &node = nodes[id];
+    if (node.step == StepKind::Start && llvm::isa<BlockArgument>(node.value))
+      step.loc = node.value.getLoc();
+    return step;
+  }
+
   void traceUse(unsigned id, OpOperand &use) {
     Operation *user = use.getOwner();
     unsigned operand = use.getOperandNumber();
@@ -146,7 +172,13 @@ private:
         addFate(id, TraceFate::Kind::HostCall, user);
       return;
     case UseKind::Slice:
-      if (user->getNumResults() == 1 && !walk.findHostNode(user->getResult(0)))
+      // XLA reads a slice nothing computes on into device memory, and makes
+      // one that something does compute on host compute.
+      if (user->getNumResults() != 1)
+        return;
+      if (walk.findHostNode(user->getResult(0)))
+        addHostCompute(id, user);
+      else
         addFate(id, TraceFate::Kind::Device, user,
                 user->getResult(0).getType());
       return;
@@ -173,11 +205,16 @@ private:
   }
 
   void traceOutput(unsigned id, unsigned output) {
-    bool mismatch = llvm::is_contained(report.mismatchedOutputs, output);
-    // An output declared in host memory, or XLA's copy to host of a lone
-    // output moved there, lands in host memory.
-    addFate(id, mismatch ? TraceFate::Kind::Mismatch : TraceFate::Kind::Output,
-            entry.front().getTerminator(),
+    // An output declared in host memory stays there. Another one fails with
+    // E1200, but for XLA's root special case: a lone output moved to host
+    // from device memory, which XLA copies to host and back, so that the
+    // output is in device memory.
+    TraceFate::Kind kind = TraceFate::Kind::Device;
+    if (llvm::is_contained(report.mismatchedOutputs, output))
+      kind = TraceFate::Kind::Mismatch;
+    else if (resultKinds[output].kind == names::kPinnedHost)
+      kind = TraceFate::Kind::Output;
+    addFate(id, kind, entry.front().getTerminator(),
             entry.getFunctionType().getResult(output), output);
   }
 
@@ -204,8 +241,15 @@ private:
   void addFateOf(unsigned start, unsigned id, TraceFate::Kind kind,
                  Operation *op, std::optional<Type> type,
                  std::optional<unsigned> output) {
-    TraceFate &fate = report.trace[start].fates.emplace_back(
+    StartTrace &trace = report.trace[start];
+    TraceFate &fate = trace.fates.emplace_back(
         TraceFate{kind, {describeOp(op), op->getLoc()}});
+    // The op a fate is at is on the way too; host compute's results may be.
+    StepKind passedAs = kind == TraceFate::Kind::HostCompute
+                            ? StepKind::HostCompute
+                            : StepKind::Through;
+    if (passed.insert({start, op, passedAs}).second)
+      trace.through.push_back(fate.at);
     fate.outputIndex = output;
     if (type)
       fate.tensor = TensorInfo::of(*type);
@@ -229,11 +273,12 @@ private:
   const Walk &walk;
   const NodeTable &nodes;
   const OpRules &rules;
+  const std::vector<DeclaredMemoryKind> &resultKinds;
   PathBuilder paths;
   /// By node, the start whose walk made it.
   std::vector<unsigned> owners;
-  /// The steps (start, op, how) listed in `through`.
-  llvm::DenseSet<std::tuple<unsigned, Operation *, StepKind>> passed;
+  /// The steps (start, op or a start's value, how) listed in `through`.
+  llvm::DenseSet<std::tuple<unsigned, const void *, StepKind>> passed;
   /// The (start, op) pairs of host compute counted, and the ops.
   llvm::DenseSet<std::pair<unsigned, Operation *>> computed;
   llvm::DenseSet<Operation *> computedOnce;
@@ -242,8 +287,9 @@ private:
 } // namespace
 
 void traceStarts(func::FuncOp entry, HostOffloadReport &report,
-                 const Walk &walk, const OpRules &rules) {
-  TraceBuilder(entry, report, walk, rules).build();
+                 const Walk &walk, const OpRules &rules,
+                 const std::vector<DeclaredMemoryKind> &resultKinds) {
+  TraceBuilder(entry, report, walk, rules, resultKinds).build();
 }
 
 } // namespace hostoffload

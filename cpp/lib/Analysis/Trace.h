@@ -9,6 +9,7 @@
 #ifndef HOSTOFFLOAD_LIB_ANALYSIS_TRACE_H
 #define HOSTOFFLOAD_LIB_ANALYSIS_TRACE_H
 
+#include "MemoryKinds.h"
 #include "OpRules.h"
 #include "Walk.h"
 
@@ -19,9 +20,10 @@
 namespace hostoffload {
 
 /// Fills `report.trace` from `walk`, once the findings of the outputs are in
-/// `report`.
+/// `report`; `resultKinds` are the memory kinds the entry's results declare.
 void traceStarts(mlir::func::FuncOp entry, HostOffloadReport &report,
-                 const Walk &walk, const OpRules &rules);
+                 const Walk &walk, const OpRules &rules,
+                 const std::vector<DeclaredMemoryKind> &resultKinds);
 
 } // namespace hostoffload
 

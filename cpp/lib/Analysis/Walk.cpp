@@ -18,6 +18,9 @@ void Walk::addStart(Value value, unsigned startIndex) {
   bool created;
   unsigned id = nodes.getOrCreate(value, /*pathId=*/0, created);
   addFacts(id, factTable.forStart(startIndex), created);
+  if (startIndex >= startNodes.size())
+    startNodes.resize(startIndex + 1);
+  startNodes[startIndex] = id;
 }
 
 unsigned Walk::clampPath(Value value, unsigned pathId) {

@@ -91,6 +91,10 @@ public:
 
   /// Host memory starts at `value`, as start `startIndex` of the report.
   void addStart(mlir::Value value, unsigned startIndex);
+  /// The node of start `startIndex`, which addStart made.
+  unsigned getStartNode(unsigned startIndex) const {
+    return startNodes[startIndex];
+  }
 
   /// Called with the value of a start and one of its users.
   using StartUserVisitor =
@@ -226,6 +230,8 @@ private:
   NodeTable nodes;
   std::vector<unsigned> queue;
   size_t queueHead = 0;
+  /// By start index, its node.
+  std::vector<unsigned> startNodes;
   /// The visitor run() was given, while it runs.
   StartUserVisitor startUserVisitor = nullptr;
 

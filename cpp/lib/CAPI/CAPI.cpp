@@ -349,6 +349,7 @@ void writeStartTrace(Stream &json, unsigned index,
   json.object([&] {
     json.attribute("index", index);
     writeTensor(json, trace.tensor);
+    json.attribute("already_in_host", trace.alreadyInHost);
     json.attributeArray("fates", [&] {
       for (const hostoffload::TraceFate &fate : trace.fates)
         json.object([&] {

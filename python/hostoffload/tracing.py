@@ -11,6 +11,7 @@ so does :func:`hostoffload.check` with ``trace=True`` (:attr:`Report.trace`).
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
@@ -74,6 +75,9 @@ class StartTrace:
     shape: tuple[int, ...] | None
     dtype: str | None
     bytes: int | None
+    #: The tensor is in host memory already (another start's host memory reaches it, or an
+    #: earlier start is at the same value): XLA makes no buffer for it.
+    already_in_host: bool
     fates: tuple[TraceFate, ...]
     host_compute_ops: int
     first_host_compute_ops: int
@@ -125,7 +129,7 @@ class Trace:
     def totals(self) -> Totals:
         return Totals(
             starts=len(self.starts),
-            bytes_to_host=sum(trace.bytes or 0 for trace in self.traces),
+            bytes_to_host=sum(_new_bytes(trace) for trace in self.traces),
             bytes_to_device=sum(_own_bytes(trace, "device") for trace in self.traces),
             bytes_output_in_host=sum(
                 fate.bytes or 0 for fate in _distinct_outputs(self.traces, "output")
@@ -148,7 +152,7 @@ class Trace:
                 file=file,
                 line=line,
                 starts=tuple(indices),
-                bytes_to_host=sum(self.traces[i].bytes or 0 for i in indices),
+                bytes_to_host=sum(_new_bytes(self.traces[i]) for i in indices),
                 bytes_to_device=sum(_own_bytes(self.traces[i], "device") for i in indices),
                 host_compute_ops=sum(self.traces[i].first_host_compute_ops for i in indices),
             )
@@ -255,6 +259,11 @@ def trace_of(
     )
 
 
+def _new_bytes(trace: StartTrace) -> int:
+    """The bytes a start puts in host memory: none for a tensor there already."""
+    return 0 if trace.already_in_host else trace.bytes or 0
+
+
 def _own_bytes(trace: StartTrace, kind: str) -> int:
     """The bytes of the fates of ``kind`` that this start's host memory reached first."""
     return sum(
@@ -281,20 +290,37 @@ def _op_json(step: PathStep) -> dict[str, Any]:
 
 
 def _location_name(location: Location) -> str | None:
-    """The name a location gives: ``loc("name"(...))`` or ``loc("name")``."""
+    """The name a location gives (``findLocationName`` of the analysis): that of a name
+    location, ``loc("name"(...))``, or of one first in a fused location,
+    ``loc(fused["name", ...])``."""
     spelling = location.mlir
-    if not spelling.startswith('loc("'):
+    for prefix in ('loc("', 'loc(fused["'):
+        if spelling.startswith(prefix):
+            break
+    else:
         return None
-    end = spelling.find('"', 5)
-    while end > 0 and spelling[end - 1] == "\\":
-        end = spelling.find('"', end + 1)
-    if end < 0:
+    start = len(prefix)
+    end = start
+    while end < len(spelling) and spelling[end] != '"':
+        end += 2 if spelling[end] == "\\" else 1
+    # A file location is "file":line:col, a name "name" then ( ) , or ].
+    if end >= len(spelling) or spelling[end + 1 : end + 2] == ":":
         return None
-    rest = spelling[end + 1 :]
-    # A file location is "file":line:col; a name is followed by ( or ).
-    if rest.startswith(":"):
-        return None
-    return spelling[5:end]
+    # The escapes are bytes of UTF-8, which MLIR prints one by one.
+    raw = _MLIR_ESCAPE.sub(_unescape, spelling[start:end])
+    try:
+        return raw.encode("latin-1").decode("utf-8", "surrogateescape")
+    except UnicodeEncodeError:
+        return raw
+
+
+# MLIR prints a string's quote, backslash and unprintable bytes as \ and two hex digits.
+_MLIR_ESCAPE = re.compile(r"\\([0-9A-Fa-f]{2}|\\)")
+
+
+def _unescape(match: re.Match[str]) -> str:
+    escaped = match[1]
+    return "\\" if escaped == "\\" else chr(int(escaped, 16))
 
 
 def _tensor_json(
@@ -318,6 +344,8 @@ def _start_json(start: Start, trace: StartTrace) -> dict[str, Any]:
     if start.xla_name is not None:
         data["xla_name"] = start.xla_name
     data["tensor"] = _tensor_json(trace.type, trace.shape, trace.dtype, trace.bytes)
+    if trace.already_in_host:
+        data["already_in_host"] = True
     data["fates"] = [fate.to_json() for fate in trace.fates]
     data["host_compute_ops"] = trace.host_compute_ops
     data["through"] = [_op_json(step) for step in trace.through]
