@@ -216,13 +216,20 @@ class Trace:
         trace = self.traces[index]
         where = _at(start.location, self.source)
         tensor = _tensor_text(trace.type, trace.dtype, trace.shape, trace.bytes)
+        if trace.already_in_host:
+            tensor += ", already in host memory"
         lines = [f"  {where}#{index} {start.name}: {tensor}"]
         if trace.unused:
             lines.append("      unused: nothing uses it in host memory")
         for fate in trace.fates:
             text = _FATE_TEXT[fate.kind]
-            if fate.output_index is not None:
+            if fate.kind == "device" and fate.output_index is not None:
+                # XLA's root special case: copied to host and back for the output.
+                text = f"copied to host and back to device for output {fate.output_index}"
+            elif fate.output_index is not None:
                 text += f" (output {fate.output_index})"
+            elif fate.kind == "device" and not fate.what.startswith("stablehlo.custom_call"):
+                text = f"read into device memory by {fate.what}"
             elif fate.kind != "host_compute":
                 text += f" by {fate.what}"
             else:
@@ -230,7 +237,7 @@ class Trace:
             if fate.bytes is not None and fate.kind != "host_compute":
                 text += f", {_size(fate.bytes)}"
             if fate.from_start is not None:
-                text += f", where #{fate.from_start}'s host memory led"
+                text += f" (joining #{fate.from_start}'s host memory)"
             lines.append(f"    {_at(fate.location, self.source)}{text}")
         shown = sum(fate.kind == "host_compute" for fate in trace.fates)
         if trace.host_compute_ops > shown:
