@@ -122,10 +122,11 @@ def small_lowering() -> Any:
     return jax.jit(lambda x: x * 2).trace(argument).lower(lowering_platforms=("tpu",))
 
 
-def check_in_child(lowered: Any, first: Any, mode: str) -> dict[str, Any]:
+def check_in_child(lowered: Any, first: Any, mode: str, trace: bool) -> dict[str, Any]:
     """``hostoffload.check(lowered)`` in a child forked from this process, with the fast paths
     as ``mode`` says, after a check of ``first``: its seconds, its verdict, what the library
-    says of its fast paths and the child's peak RSS."""
+    says of its fast paths and the child's peak RSS; with ``trace``, then the seconds of
+    ``hostoffload.trace(lowered)`` too."""
     reader, writer = os.pipe()
     pid = os.fork()
     if pid == 0:  # the child: it never returns into the caller's code
@@ -147,6 +148,11 @@ def check_in_child(lowered: Any, first: Any, mode: str) -> dict[str, Any]:
                 "paths": _hostoffload.describe_fast_paths(),
                 "rss_mb": peak_rss_mb(),
             }
+            if trace:
+                started = time.perf_counter()
+                traced = hostoffload.trace(lowered)
+                result["trace_s"] = time.perf_counter() - started
+                result["trace_starts"] = len(traced.starts)
             os.write(writer, json.dumps(result).encode())
         except BaseException as error:  # noqa: BLE001 - the parent reports it
             os.write(writer, json.dumps({"error": repr(error)}).encode())
@@ -171,6 +177,7 @@ def measure_one(
     out: Path,
     routes: dict[str, str],
     pretty: bool,
+    trace: bool = False,
 ) -> list[dict[str, Any]]:
     """Every measurement of one model at one size, a row per mode; lowered once here.
     ``routes`` maps each mode to the routes it is measured on: "both", "check" or "opt"."""
@@ -197,7 +204,7 @@ def measure_one(
         for mode in modes:
             if mode in opt_only:
                 continue
-            rows[mode]["checks"].append(check_in_child(lowered, first, mode))
+            rows[mode]["checks"].append(check_in_child(lowered, first, mode, trace))
     for _ in range(repeat):
         for mode in modes:
             if mode in check_only:
@@ -228,6 +235,8 @@ def measure_one(
             "text_mb": generic.stat().st_size / 2**20,
             "lower_s": lower_s,
             "check_s": [c["check_s"] for c in checks],
+            "trace_s": [c["trace_s"] for c in checks if "trace_s" in c],
+            "trace_starts": max((c.get("trace_starts", 0) for c in checks), default=0),
             "opt_wall_s": [o["wall_s"] for o in opt],
             "opt_parse_s": [o["parse_s"] for o in opt],
             "opt_pass_s": [o["pass_s"] for o in opt],
@@ -329,6 +338,25 @@ def table(rows: list[dict[str, Any]]) -> str:
             f"| {span(r['opt_parse_s'])} | {span(pass_over_parse, 3)} "
             f"| {r['rss_lowered_mb']:.0f}, {r['rss_checked_mb']:.0f}, {r['opt_rss_mb']:.0f} "
             f"| {pretty} | {xla} | {verdict(r)} |"
+        )
+    return "\n".join(lines)
+
+
+def trace_table(rows: list[dict[str, Any]]) -> str:
+    """``trace(lowered)`` against ``check(lowered)`` in the same children."""
+    lines = [
+        "| model | variant | paths | ops | starts | check(lowered) s | trace(lowered) s "
+        "| trace/check |",
+        "|---|---|---|---|---|---|---|---|",
+    ]
+    for r in rows:
+        if not r["trace_s"]:
+            continue
+        ratios = [t / c for t, c in zip(r["trace_s"], r["check_s"], strict=True)]
+        lines.append(
+            f"| {r['model']} | {r['variant']} | {r['paths']} | {r['ops']:,} "
+            f"| {r['trace_starts']:,} | {span(r['check_s'], 3)} | {span(r['trace_s'], 3)} "
+            f"| {span(ratios)} |"
         )
     return "\n".join(lines)
 
@@ -439,6 +467,11 @@ def main() -> None:
     parser.add_argument(
         "--one", nargs=4, metavar=("MODEL", "VARIANT", "UNITS", "OUT"), help=argparse.SUPPRESS
     )
+    parser.add_argument(
+        "--trace",
+        action="store_true",
+        help="also time hostoffload.trace(lowered) after each check(lowered)",
+    )
     parser.add_argument("--routes", help=argparse.SUPPRESS)
     args = parser.parse_args()
 
@@ -446,7 +479,14 @@ def main() -> None:
     if args.one:
         model, variant, units, out = args.one
         rows = measure_one(
-            model, variant, int(units), repeat, Path(out), json.loads(args.routes), args.pretty
+            model,
+            variant,
+            int(units),
+            repeat,
+            Path(out),
+            json.loads(args.routes),
+            args.pretty,
+            args.trace,
         )
         print(json.dumps(rows))
         return
@@ -469,6 +509,7 @@ def main() -> None:
                     command += ["--one", name, variant, str(units), str(out)]
                     command += ["--routes", json.dumps(routes)]
                     command += [] if args.pretty else ["--no-pretty"]
+                    command += ["--trace"] if args.trace else []
                     child = subprocess.run(command, capture_output=True, text=True, cwd=REPO_ROOT)
                     if child.returncode != 0:
                         failed = f"measuring {name} {variant} at {ops} ops failed"
@@ -486,6 +527,9 @@ def main() -> None:
                     done = f"{name} {variant} {measured[0]['ops']:,} ops done"
                     print(done, file=sys.stderr, flush=True)
     print(table(rows))
+    if args.trace:
+        print()
+        print(trace_table(rows))
     if len(routes) > 1:
         print()
         print(savings(rows))
