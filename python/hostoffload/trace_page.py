@@ -263,20 +263,38 @@ main { padding: 16px 32px 80px; }
 .loc { font-family: var(--mono); font-size: 12px; color: var(--muted); }
 .start-head .loc { margin-left: auto; }
 .reason { margin: 2px 0 0; color: var(--muted); font-size: 12.5px; }
-.fates { margin-top: 8px; display: flex; flex-direction: column; gap: 8px; }
-.joins { font-size: 12px; color: var(--muted); margin-bottom: 2px; }
+.tree { list-style: none; margin: 0; padding: 0; }
+.ways { margin-top: 8px; }
+.ways > .branch + .branch { margin-top: 10px; }
+/* Boxes line up at their tops, and every arrow meets a box 20px below its top. A fork's
+   branches hang off a line down its left, as in a tree of files. */
+.tree .tree { margin-left: 16px; }
+.tree .tree > .branch { position: relative; padding: 8px 0 0 26px; }
+.tree .tree > .branch::before {
+  content: ""; position: absolute; left: 0; top: 0; bottom: 0; border-left: 2px solid var(--faint);
+}
+.tree .tree > .branch:last-child::before { bottom: auto; height: 29px; }
+.tree .tree > .branch::after {
+  content: ""; position: absolute; left: 0; top: 27px; width: 18px;
+  border-top: 2px solid var(--faint);
+}
+.joins { font-size: 12px; color: var(--muted); margin-bottom: 4px; }
 .joins a { color: var(--accent); cursor: pointer; }
 .chain {
-  list-style: none; margin: 0; padding: 0; display: flex; flex-wrap: wrap; align-items: center;
-  row-gap: 8px;
+  list-style: none; margin: 0; padding: 0; display: flex; flex-wrap: wrap;
+  align-items: flex-start; row-gap: 8px;
 }
-.chain > li { display: flex; align-items: center; }
+.chain > li { display: flex; align-items: flex-start; }
 .chain > li + li::before {
-  content: ""; width: 26px; height: 2px; margin: 0 2px 0 4px; background: var(--faint);
+  content: ""; width: 26px; height: 2px; margin: 19px 2px 0 4px; background: var(--faint);
 }
-.chain > li + li > .node { position: relative; margin-left: 6px; }
-.chain > li + li > .node::before {
-  content: ""; position: absolute; left: -8px; top: 50%; margin-top: -5px;
+.chain > li + li > .node, .tree .tree > .branch > .chain > li:first-child > .node {
+  position: relative;
+}
+.chain > li + li > .node { margin-left: 6px; }
+.chain > li + li > .node::before,
+.tree .tree > .branch > .chain > li:first-child > .node::before {
+  content: ""; position: absolute; left: -8px; top: 15px;
   border: 5px solid transparent; border-left: 6px solid var(--faint); border-right: 0;
 }
 .node {
@@ -286,7 +304,10 @@ main { padding: 16px 32px 80px; }
 .node .op { display: block; font-family: var(--mono); font-size: 12.5px; overflow-wrap: anywhere; }
 .node .loc { display: block; font-size: 11px; }
 .node.origin { border-style: solid; border-color: var(--faint); }
-.node.gap { background: transparent; border-style: dashed; color: var(--muted); font-size: 12px; }
+.node.gap {
+  background: transparent; border-style: dashed; color: var(--muted); font-size: 12px;
+  padding: 10px;
+}
 .node.fate { border-width: 1.5px; border-color: var(--k); background: var(--kbg); }
 .node.fate .kind { display: block; font-size: 11.5px; font-weight: 700; color: var(--k);
   text-transform: uppercase; letter-spacing: 0.04em; }
@@ -468,34 +489,95 @@ function chainItem(chain, node) {
   chain.append(item);
 }
 
-function drawFate(fate) {
-  const box = el("div", "fate-row");
-  if (fate.from_start !== undefined) {
-    const other = startOf.get(fate.from_start);
-    const joins = el("div", "joins", "joins the host memory of ");
-    const link = el("a", null, other ? other.name : `start ${fate.from_start}`);
-    link.addEventListener("click", () => reveal(fate.from_start));
-    joins.append(link, ` (start ${fate.from_start}), whose way continues:`);
-    box.append(joins);
-  }
-  const chain = el("ol", "chain");
-  chain.dataset.kind = fate.kind;
-  // A long path holds as many of its first steps as of its last: the omitted lie between.
-  const split = fate.path_steps_omitted > 0 ? fate.path.length / 2 : -1;
-  fate.path.forEach((op, i) => {
-    if (i === split) {
-      chainItem(chain, el("div", "node gap", `… ${plural(fate.path_steps_omitted, "step")} …`));
+// A start's ways to its fates as a tree: the steps its ways share are drawn once, and the
+// ways fork where they part. The page's ops are shared objects, so a step is keyed by its op;
+// a fate's op is a step too, so a fate on the way of others marks that step.
+function wayTree(start) {
+  const root = {children: [], byKey: new Map()};
+  const step = (parent, key, make) => {
+    let node = parent.byKey.get(key);
+    if (node === undefined) {
+      node = {...make(), fates: [], children: [], byKey: new Map()};
+      parent.byKey.set(key, node);
+      parent.children.push(node);
     }
-    chainItem(chain, opNode(op, i === 0 ? "origin" : "step"));
+    return node;
+  };
+  start.fates.forEach((fate, index) => {
+    // Another start's way, which this start's memory joined, is a root of its own.
+    const first = fate.from_start === undefined ? fate.path[0] : `from ${fate.from_start}`;
+    let node = step(root, first, () => ({op: fate.path[0], origin: true, joins: fate.from_start}));
+    // A long path holds as many of its first steps as of its last: the omitted lie between.
+    const split = fate.path_steps_omitted > 0 ? fate.path.length / 2 : -1;
+    fate.path.slice(1).forEach((op, i) => {
+      if (i + 1 === split) {
+        node = step(node, `gap ${index}`, () => ({omitted: fate.path_steps_omitted}));
+      }
+      node = step(node, op, () => ({op}));
+    });
+    step(node, fate.at, () => ({op: fate.at})).fates.push(index);
   });
-  const end = opNode(fate.at, `fate ${fate.kind}`);
-  end.style.setProperty("--k", `var(--${fate.kind})`);
-  end.style.setProperty("--kbg", `var(--${fate.kind}-bg)`);
-  end.prepend(el("span", "kind", fateLabel(fate)));
-  if (fate.tensor !== undefined) end.append(tensorNode(fate.tensor, "tensor"));
-  chainItem(chain, end);
-  box.append(chain);
+  if (start.fates.length === 0 && start.through.length > 0) {
+    step(root, start.through[0], () => ({op: start.through[0], origin: true})).unused = true;
+  }
+  return root.children;
+}
+
+function drawStep(start, node) {
+  if (node.omitted !== undefined) {
+    return el("div", "node gap", `… ${plural(node.omitted, "step")} …`);
+  }
+  const box = opNode(node.op, node.origin ? "origin" : "step");
+  const kinds = node.unused ? ["unused"] : node.fates.map((index) => start.fates[index].kind);
+  if (kinds.length === 0) return box;
+  box.classList.add("fate", kinds[0]);
+  box.style.setProperty("--k", `var(--${kinds[0]})`);
+  box.style.setProperty("--kbg", `var(--${kinds[0]}-bg)`);
+  if (node.unused) {
+    const label = el("span", "kind", "unused");
+    label.dataset.kind = "unused";
+    box.prepend(label);
+    box.append(el("span", "tensor", "nothing uses it in host memory"));
+    return box;
+  }
+  box.dataset.fates = node.fates.join(" ");
+  for (const index of [...node.fates].reverse()) {
+    const label = el("span", "kind", fateLabel(start.fates[index]));
+    label.dataset.kind = start.fates[index].kind;
+    box.prepend(label);
+  }
+  const tensor = node.fates.map((index) => start.fates[index].tensor).find((t) => t !== undefined);
+  if (tensor !== undefined) box.append(tensorNode(tensor, "tensor"));
   return box;
+}
+
+function joinsNote(index) {
+  const other = startOf.get(index);
+  const joins = el("div", "joins", "joins the host memory of ");
+  const link = el("a", null, other ? other.name : `start ${index}`);
+  link.addEventListener("click", () => reveal(index));
+  joins.append(link, ` (start ${index}), whose way continues:`);
+  return joins;
+}
+
+// A branch: the steps up to the next fork in a row, then the branches of the fork below.
+function drawBranch(start, node) {
+  const branch = el("li", "branch");
+  if (node.joins !== undefined) branch.append(joinsNote(node.joins));
+  const chain = el("ol", "chain");
+  let current = node;
+  chainItem(chain, drawStep(start, current));
+  while (current.children.length === 1) {
+    current = current.children[0];
+    chainItem(chain, drawStep(start, current));
+  }
+  branch.append(chain);
+  if (current.children.length > 1) {
+    const fork = el("ul", "tree");
+    for (const next of current.children) fork.append(drawBranch(start, next));
+    branch.append(fork);
+  }
+  return branch;
 }
 
 function drawStart(start) {
@@ -516,20 +598,9 @@ function drawStart(start) {
   let reason = start.reason;
   if (start.xla_name !== undefined) reason += ` · XLA instruction ${start.xla_name}`;
   card.append(el("p", "reason", reason));
-  const fates = el("div", "fates");
-  if (start.fates.length === 0) {
-    const chain = el("ol", "chain");
-    chain.dataset.kind = "unused";
-    if (start.through.length > 0) chainItem(chain, opNode(start.through[0], "origin"));
-    const end = el("div", "node fate unused");
-    end.style.setProperty("--k", "var(--unused)");
-    end.style.setProperty("--kbg", "var(--unused-bg)");
-    end.append(el("span", "kind", "unused"), el("span", "op", "nothing uses it in host memory"));
-    chainItem(chain, end);
-    fates.append(chain);
-  }
-  for (const fate of start.fates) fates.append(drawFate(fate));
-  card.append(fates);
+  const ways = el("ul", "tree ways");
+  for (const node of wayTree(start)) ways.append(drawBranch(start, node));
+  card.append(ways);
   const shown = start.fates.filter((fate) => fate.kind === "host_compute").length;
   if (start.host_compute_ops > shown) {
     card.append(el("p", "more-compute",

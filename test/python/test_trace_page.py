@@ -16,9 +16,10 @@ from typing import Any
 from urllib.parse import quote
 
 import pytest
-from conftest import REPO_ROOT
+from conftest import EXAMPLE, REPO_ROOT, differential_module
 from jsonschema import Draft202012Validator
 
+import hostoffload
 from hostoffload.trace_page import COLLAPSED_ABOVE_STARTS, GROUP_BATCH, START_BATCH, render_page
 
 SCHEMA: dict[str, Any] = json.loads(
@@ -45,6 +46,21 @@ LARGE_STARTS = 20_000
 LARGE_THROUGH = 5
 # Seconds Chromium may take to open the page of a 100k-op trace and search it.
 LARGE_PAGE_SECONDS = 20.0
+# Modules whose traces, together, hold every kind of fate, a joined walk and a long path:
+# the bundled example (host compute, E1200), a scan that offloads its remat residuals (moves to
+# device, E1200, walks that join, long paths), a call on the host, an optimizer state returned
+# in host memory.
+TRACED = {
+    "example": EXAMPLE,
+    **{
+        name: differential_module(name)
+        for name in (
+            "remat_offload_scan_grad_weights_on_host",
+            "compute_on_host_arg",
+            "m8_adam_state_on_host__out2_unpinned_host",
+        )
+    },
+}
 
 Json = dict[str, Any]
 
@@ -74,12 +90,12 @@ def tensor(dtype: str, *shape: int) -> Json:
     }
 
 
-def fate(kind: str, path: Sequence[Json], *, omitted: int = 0, **fields: Any) -> Json:
-    """A fate at the last op of ``path``, which the path holds, as it holds its start's op."""
+def fate(kind: str, way: Sequence[Json], *, omitted: int = 0, **fields: Any) -> Json:
+    """A fate at the last op of ``way``, the ops before it its path, its start's op first."""
     return {
         "kind": kind,
-        "at": path[-1],
-        "path": list(path),
+        "at": way[-1],
+        "path": list(way[:-1]),
         "path_steps_omitted": omitted,
     } | fields
 
@@ -139,7 +155,8 @@ def trace(starts: Sequence[Json], **fields: Any) -> Json:
             },
         )
         line["starts"].append(each["index"])
-        line["bytes_to_host"] += each["tensor"]["bytes"]
+        if not each.get("already_in_host"):
+            line["bytes_to_host"] += each["tensor"]["bytes"]
         line["host_compute_ops"] += each["host_compute_ops"]
         for end in each["fates"]:
             if end["kind"] == "device":
@@ -200,7 +217,9 @@ def training_step() -> Json:
         through=[multiply, add, subtract],
     )
     to_host = op("stablehlo.custom_call @annotate_device_placement", model, 42, 13)
-    steps = [op("stablehlo.dynamic_update_slice", model, 43 + i, 9) for i in range(5)]
+    # A long way: its first six steps and its last six, 30 between them omitted.
+    first = [op("stablehlo.dynamic_update_slice", model, 43 + i, 9) for i in range(5)]
+    last = [op("stablehlo.dynamic_slice", model, 50 + i, 9) for i in range(6)]
     back = op("stablehlo.custom_call @annotate_device_placement", model, 57, 13)
     activations = start(
         1,
@@ -210,12 +229,12 @@ def training_step() -> Json:
         [
             fate(
                 "device",
-                [to_host, *steps, *steps, back],
+                [to_host, *first, *last, back],
                 omitted=30,
                 tensor=tensor("bf16", 8, 512, 1024),
             )
         ],
-        through=steps,
+        through=[*first, *last],
     )
     residual_host = op("stablehlo.custom_call @annotate_device_placement", model, 42, 40)
     residual = start(
@@ -226,12 +245,12 @@ def training_step() -> Json:
         [
             fate(
                 "device",
-                [to_host, steps[0], back],
+                [to_host, first[0], back],
                 from_start=1,
                 tensor=tensor("bf16", 8, 512, 1024),
             )
         ],
-    )
+    ) | {"already_in_host": True}
     cache = start(
         3,
         "argument 'cache'",
@@ -360,6 +379,10 @@ class Element:
                 yield child
             yield from child.all(tag, class_=class_, **attrs)
 
+    def all_children(self) -> Iterator[Element]:
+        """The elements right inside this one."""
+        return (child for child in self.children if isinstance(child, Element))
+
     def one(self, tag: str | None = None, *, class_: str | None = None, **attrs: str) -> Element:
         (found,) = self.all(tag, class_=class_, **attrs)
         return found
@@ -432,16 +455,31 @@ def total(dom: Element, key: str) -> str:
     return dom.one(class_="card", **{"data-total": key}).one(class_="value").text
 
 
-def chains(dom: Element, index: int) -> list[tuple[str, list[str]]]:
-    """Each drawn path of start ``index``: its fate kind and the ops of its boxes in order."""
-    card = dom.one(id=f"start-{index}")
-    return [
-        (
-            chain.attrs["data-kind"],
-            [node.attrs["data-op"] for node in chain.all(class_="node") if "data-op" in node.attrs],
-        )
-        for chain in card.all(class_="chain")
-    ]
+def ways(dom: Element, index: int) -> list[tuple[str, list[str]]]:
+    """Each way drawn in the tree of start ``index``, in the order of its fates: the fate's
+    kind and the ops of the boxes from the root of the tree to the fate's box."""
+    found: dict[int, tuple[str, list[str]]] = {}
+
+    def follow(branch: Element, before: list[str]) -> None:
+        ops = list(before)
+        for part in branch.all_children():
+            if "chain" in part.classes:
+                for box in part.all(class_="node"):
+                    if "data-op" in box.attrs:
+                        ops.append(box.attrs["data-op"])
+                    if "unused" in box.classes:
+                        found[-1] = ("unused", list(ops))
+                        continue
+                    fates = box.attrs.get("data-fates", "").split()
+                    for fate, label in zip(fates, box.all(class_="kind"), strict=True):
+                        found[int(fate)] = (label.attrs["data-kind"], list(ops))
+            if "tree" in part.classes:
+                for next_branch in part.all_children():
+                    follow(next_branch, ops)
+
+    for branch in dom.one(id=f"start-{index}").one(class_="ways").all_children():
+        follow(branch, [])
+    return [found[fate] for fate in sorted(found)]
 
 
 # --- the tests --------------------------------------------------------------------------------
@@ -551,7 +589,8 @@ def test_the_starts_are_grouped_by_their_source_line(tmp_path: Path) -> None:
         for group in groups
     }
     assert "2 starts" in heads["model/layers.py:42"]
-    assert "16 MiB to host" in heads["model/layers.py:42"]
+    # The residual is in the activations' host memory already: its bytes are counted once.
+    assert "8 MiB to host" in heads["model/layers.py:42"]
     assert "16 MiB to device" in heads["model/layers.py:42"]
     assert "E1200 × 2" in heads["train.py:18"]
     assert "3 host-compute ops" in heads["train.py:18"]
@@ -565,7 +604,7 @@ def test_the_starts_are_grouped_by_their_source_line(tmp_path: Path) -> None:
 def test_each_fate_is_drawn_as_the_way_to_it(tmp_path: Path) -> None:
     dom, _ = open_page(write_page(tmp_path, training_step()))
     state = "func.func @main argument 1"
-    assert chains(dom, 0) == [
+    assert ways(dom, 0) == [
         ("host_compute", [state, "stablehlo.multiply"]),
         (
             "mismatch",
@@ -574,6 +613,11 @@ def test_each_fate_is_drawn_as_the_way_to_it(tmp_path: Path) -> None:
         ("mismatch", [state, "stablehlo.multiply", "stablehlo.add", "func.return"]),
     ]
     opt_state = dom.one(id="start-0")
+    # A tree: the steps its ways share are drawn once, and the ways fork where they part;
+    # the host compute at the multiply marks a step of the others' way.
+    drawn = [box.attrs["data-op"] for box in opt_state.all(class_="node")]
+    assert [drawn.count(op) for op in (state, "stablehlo.multiply", "stablehlo.add")] == [1, 1, 1]
+    assert drawn.count("func.return") == 2
     fates = [node for node in opt_state.all(class_="node") if "fate" in node.classes]
     assert [node.one(class_="kind").text for node in fates] == [
         "host compute",
@@ -589,19 +633,26 @@ def test_each_fate_is_drawn_as_the_way_to_it(tmp_path: Path) -> None:
     assert where.text == "train.py:18:17"
     assert where.attrs["title"].startswith('loc("jit(step)"("train.py":18:16')
     assert opt_state.one(class_="more-compute").text == "+ 2 more host-compute ops (3 in all)"
-    # A long way: its first and last steps, the ones between counted.
-    ((kind, ops),) = chains(dom, 1)
-    assert kind == "device" and len(ops) == 12
-    (gap,) = (node for node in dom.one(id="start-1").all(class_="node") if "gap" in node.classes)
-    assert gap.text == "… 30 steps …"
+    # A long way: its first and last steps, the ones between counted where they were.
+    (chain,) = dom.one(id="start-1").all(class_="chain")
+    boxes = [node.attrs.get("data-op", node.text) for node in chain.all(class_="node")]
+    assert boxes == [
+        "stablehlo.custom_call @annotate_device_placement",
+        *["stablehlo.dynamic_update_slice"] * 5,
+        "… 30 steps …",
+        *["stablehlo.dynamic_slice"] * 6,
+        "stablehlo.custom_call @annotate_device_placement",
+    ]
     # A walk that joined another start's names it.
+    assert dom.one(id="start-2").one(class_="already").text == "already in host memory"
+    assert list(dom.one(id="start-0").all(class_="already")) == []
     joins = dom.one(id="start-2").one(class_="joins")
     assert joins.one("a").text == "annotation 'activations' (to host)"
-    assert chains(dom, 3) == [("unused", ["func.func @main argument 2"])]
+    assert ways(dom, 3) == [("unused", ["func.func @main argument 2"])]
     assert "nothing uses it in host memory" in dom.one(id="start-3").text
-    assert [kind for kind, _ in chains(dom, 4)] == ["output"]
+    assert [kind for kind, _ in ways(dom, 4)] == ["output"]
     assert "output 2 · in host" in dom.one(id="start-4").text
-    assert chains(dom, 5) == [
+    assert ways(dom, 5) == [
         ("host_call", ["stablehlo.custom_call @annotate_device_placement", "call @host_fn"])
     ]
     # Drawn, the page still refers to nothing it would load.
@@ -696,3 +747,60 @@ def test_a_trace_of_a_100k_op_model_opens_and_searches_in_time(tmp_path: Path) -
     assert starts_shown(dom) == [777]
     size = page.stat().st_size / 2**20
     print(f"100k-op page: {size:.1f} MiB, opened in {opened:.1f} s, searched in {searched:.1f} s")
+
+
+def test_the_traced_modules_hold_every_kind_of_fate() -> None:
+    """The traces of the modules the next test draws are real and exercise the page."""
+    seen: set[str] = set()
+    for path in TRACED.values():
+        document = json.loads(hostoffload.trace(path).to_json())
+        assert [error.message for error in VALIDATOR.iter_errors(document)] == []
+        for each in document["starts"]:
+            for end in each["fates"]:
+                seen.add(end["kind"])
+                if "from_start" in end:
+                    seen.add("from_start")
+                if end["path_steps_omitted"]:
+                    seen.add("path_steps_omitted")
+    assert seen == set(SCHEMA["$defs"]["fate"]["properties"]["kind"]["enum"]) | {
+        "from_start",
+        "path_steps_omitted",
+    }
+
+
+@needs_browser
+@pytest.mark.parametrize("name", TRACED)
+def test_the_page_of_a_real_trace_draws_each_start_s_way(tmp_path: Path, name: str) -> None:
+    """What ``hostoffload trace --format html`` writes: every start of the trace, each fate
+    drawn as its path and the op it ends at, in the trace's order."""
+    traced = hostoffload.trace(TRACED[name])
+    document = json.loads(traced.to_json())
+    page = tmp_path / "trace.html"
+    page.write_text(traced.to_html(), encoding="utf-8")
+    dom, _ = open_page(page)
+    assert total(dom, "starts") == str(len(document["starts"]))
+    assert total(dom, "mismatches") == str(document["totals"]["mismatches"])
+    assert len(list(dom.all(class_="group"))) == len(document["lines"])
+    assert sorted(starts_shown(dom)) == sorted(each["index"] for each in document["starts"])
+    for each in document["starts"]:
+        drawn = [
+            (end["kind"], [*(step["op"] for step in end["path"]), end["at"]["op"]])
+            for end in each["fates"]
+        ] or [("unused", [each["through"][0]["op"]])]
+        assert ways(dom, each["index"]) == drawn
+
+
+@needs_browser
+def test_the_page_of_the_example_shows_its_two_mismatches(tmp_path: Path) -> None:
+    """The bundled example's E1200 outputs, as the check reports them, at its Python line."""
+    outputs = sorted(finding.output_index for finding in hostoffload.check(EXAMPLE).errors)
+    page = tmp_path / "trace.html"
+    page.write_text(hostoffload.trace(EXAMPLE).to_html(), encoding="utf-8")
+    dom, _ = open_page(page)
+    labels = [node.text for node in dom.one(id="start-0").all(class_="kind")]
+    assert sorted(label for label in labels if label.startswith("E1200")) == [
+        f"E1200 · output {output}" for output in outputs
+    ]
+    (group,) = dom.all(class_="group")
+    assert group.one(class_="where-line").text == "examples/offloaded_state.py:18"
+    assert "E1200 × 2" in group.text
