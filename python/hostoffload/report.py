@@ -414,14 +414,7 @@ class Report:
             start_indices.setdefault(start, index)
         table = LocationTable() if locations == "table" else None
         location: WriteLocation = Location.to_json if table is None else table.index
-        data: dict[str, Any] = {}
-        if self.source is not None:
-            data["source"] = self.source
-        if self.platform is not None:
-            data["platform"] = self.platform
-        if self.xla_release is not None:
-            data["xla_release"] = self.xla_release
-        data["entry"] = self.entry
+        data = header_json(self.source, self.platform, self.xla_release, self.entry)
         data["findings"] = [finding.to_json(start_indices, location) for finding in self.findings]
         data["starts"] = [start.to_json(location) for start in self.starts]
         if self.outputs is not None:
@@ -440,6 +433,21 @@ REPORT_CLASSES: dict[str, Callable[..., Any]] = {
     "path": PathStep,
     "fixes": Fix,
 }
+
+
+def header_json(
+    source: str | None, platform: str | None, xla_release: str | None, entry: str
+) -> dict[str, Any]:
+    """What a report's or a trace's JSON begins with: the members known of the module."""
+    data: dict[str, Any] = {}
+    if source is not None:
+        data["source"] = source
+    if platform is not None:
+        data["platform"] = platform
+    if xla_release is not None:
+        data["xla_release"] = xla_release
+    data["entry"] = entry
+    return data
 
 
 def _outputs_from_json(data: Sequence[Any] | None) -> tuple[jax_fix.Output, ...] | None:

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 from hostoffload.diagnostic import Location
-from hostoffload.report import PathStep, Start
+from hostoffload.report import PathStep, Start, header_json
 
 FateKind = Literal["device", "host_compute", "output", "mismatch", "host_call"]
 #: How the text names each fate.
@@ -161,14 +161,7 @@ class Trace:
 
     def to_json(self, *, indent: int | None = None) -> str:
         """The trace as ``trace.schema.json`` declares it."""
-        data: dict[str, Any] = {}
-        if self.source is not None:
-            data["source"] = self.source
-        if self.platform is not None:
-            data["platform"] = self.platform
-        if self.xla_release is not None:
-            data["xla_release"] = self.xla_release
-        data["entry"] = self.entry
+        data = header_json(self.source, self.platform, self.xla_release, self.entry)
         data["starts"] = [
             _start_json(start, trace) for start, trace in zip(self.starts, self.traces, strict=True)
         ]
