@@ -15,6 +15,7 @@
 #include "hostoffload/Names.h"
 
 #include "mlir/IR/BuiltinTypes.h"
+#include "llvm/ADT/BitVector.h"
 #include "llvm/ADT/DenseSet.h"
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/Support/raw_ostream.h"
@@ -99,6 +100,9 @@ public:
 
   void build() {
     report.trace.resize(report.starts.size());
+    mismatched.resize(entry.getNumResults());
+    for (unsigned output : report.mismatchedOutputs)
+      mismatched.set(output);
     for (auto [start, trace] : llvm::enumerate(report.trace))
       traceStart(start, trace);
     owners.resize(nodes.size());
@@ -160,6 +164,8 @@ private:
     UseRule rule = rules.classifyUse(user, operand);
     switch (rule.kind) {
     case UseKind::Stop:
+      // A move to device, an annotation XLA cannot process, or a call on the
+      // host thread.
       if (rules.isCustomCall(user)) {
         if (rules.classifyCustomCall(user).kind == CustomCallKind::MoveToDevice)
           addFate(id, TraceFate::Kind::Device, user, use.get().getType());
@@ -210,7 +216,7 @@ private:
     // from device memory, which XLA copies to host and back, so that the
     // output is in device memory.
     TraceFate::Kind kind = TraceFate::Kind::Device;
-    if (llvm::is_contained(report.mismatchedOutputs, output))
+    if (mismatched.test(output))
       kind = TraceFate::Kind::Mismatch;
     else if (resultKinds[output].kind == names::kPinnedHost)
       kind = TraceFate::Kind::Output;
@@ -277,6 +283,8 @@ private:
   PathBuilder paths;
   /// By node, the start whose walk made it.
   std::vector<unsigned> owners;
+  /// The entry outputs that fail with E1200.
+  llvm::BitVector mismatched;
   /// The steps (start, op or a start's value, how) listed in `through`.
   llvm::DenseSet<std::tuple<unsigned, const void *, StepKind>> passed;
   /// The (start, op) pairs of host compute counted, and the ops.
