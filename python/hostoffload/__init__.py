@@ -16,7 +16,8 @@ if TYPE_CHECKING:
     from hostoffload.api import check, check_jax, fix, trace, trace_jax
     from hostoffload.compile_hook import MismatchError, MismatchWarning, watch
     from hostoffload.diagnostic import Diagnostic, InputError, Location, Note
-    from hostoffload.report import Finding, Fix, PathStep, Report, Start
+    from hostoffload.report import Finding, Fix, Report
+    from hostoffload.starts import PathStep, Start
     from hostoffload.tracing import StartTrace, Trace, TraceFate
 
     __version__: str
@@ -39,9 +40,9 @@ _MODULE_OF = {
     "Note": "diagnostic",
     "Finding": "report",
     "Fix": "report",
-    "PathStep": "report",
+    "PathStep": "starts",
     "Report": "report",
-    "Start": "report",
+    "Start": "starts",
     "StartTrace": "tracing",
     "Trace": "tracing",
     "TraceFate": "tracing",

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 from hostoffload.diagnostic import Location
-from hostoffload.report import PathStep, Start, header_json
+from hostoffload.starts import PathStep, Start, header_json
 
 FateKind = Literal["device", "host_compute", "output", "mismatch", "host_call"]
 #: How the text names each fate.
