@@ -15,14 +15,21 @@
 // Where the Shardy dialect is registered (jaxlib, XLA), its ops are known not
 // to be symbol tables and MLIR resolves such calls in the module too.
 //
+// A fast path (hostoffload/FastPaths.h), `one-walk-verifier`, first checks
+// the module in one walk that reports nothing (OneWalkVerifier below); only a
+// module it does not prove valid is verified as above, which reports MLIR's
+// first error.
+//
 //===----------------------------------------------------------------------===//
 
 #include "hostoffload/ModuleVerifier.h"
 
+#include "hostoffload/FastPaths.h"
+
 #include "Analysis/ModuleOps.h"
 #include "Analysis/OpRules.h"
-#include "Analysis/PreorderOps.h"
 
+#include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/Dialect.h"
@@ -32,6 +39,9 @@
 #include "mlir/IR/Verifier.h"
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/STLExtras.h"
+
+#include <bitset>
+#include <memory>
 
 using namespace mlir;
 
@@ -134,60 +144,9 @@ LogicalResult verifyOpItself(Operation *op) {
   return success();
 }
 
-/// The symbol uses verifySymbolTableOf checks, in one walk of every op of
-/// `table` in program order that also adds each op to `collected`: the
-/// analysis that follows the verifier looks these ops up, and another walk of
-/// a million ops would wait for their memory again. MLIR checks the uses in
-/// another order (a stack of regions) and reports the first that fails, so
-/// what a use reports is held back here; fails, emitting nothing, if any use
-/// fails, and the caller checks the uses again in MLIR's order.
-LogicalResult verifySymbolUsesCollecting(Operation *table,
-                                         const ModuleOps::Symbols &symbols,
-                                         ModuleOps &collected) {
-  OpRules rules(table->getContext());
-  RegisteredSymbolTables symbolTables(table, symbols);
-  llvm::SmallVector<Diagnostic> held;
-  bool usesVerified = true;
-  {
-    ScopedDiagnosticHandler hold(table->getContext(), [&](Diagnostic &diag) {
-      held.push_back(std::move(diag));
-      return success();
-    });
-    // The depths of the nested symbol tables around the op: their uses are
-    // their own scope's, which mlir::verify checked.
-    llvm::SmallVector<size_t> nestedTables;
-    PreorderOps ops(table);
-    while (Operation *op = ops.next()) {
-      collected.add(op, rules);
-      size_t depth = ops.getDepth();
-      while (!nestedTables.empty() && depth <= nestedTables.back())
-        nestedTables.pop_back();
-      if (!nestedTables.empty())
-        continue;
-      if (auto user = llvm::dyn_cast<SymbolUserOpInterface>(op)) {
-        symbolTables.setUser(op);
-        // The uses are checked again in MLIR's order, and what was
-        // collected is dropped.
-        if (failed(user.verifySymbolUses(symbolTables))) {
-          usesVerified = false;
-          break;
-        }
-      }
-      if (op->hasTrait<OpTrait::SymbolTable>())
-        nestedTables.push_back(depth);
-    }
-  }
-  if (!usesVerified)
-    return failure();
-  for (Diagnostic &diag : held)
-    table->getContext()->getDiagEngine().emit(std::move(diag));
-  return success();
-}
-
 /// The SymbolTable trait's checks of `table` (SymbolTable.cpp,
-/// verifySymbolTable), with its users' symbols resolved in `table`; adds
-/// every op of `table` to `collected`, if given, when they pass.
-LogicalResult verifySymbolTableOf(Operation *table, ModuleOps *collected) {
+/// verifySymbolTable), with its users' symbols resolved in `table`.
+LogicalResult verifySymbolTableOf(Operation *table) {
   if (table->getNumRegions() != 1)
     return table->emitOpError()
            << "Operations with a 'SymbolTable' must have exactly one region";
@@ -206,12 +165,6 @@ LogicalResult verifySymbolTableOf(Operation *table, ModuleOps *collected) {
         .append("see existing symbol definition here");
   }
 
-  if (collected &&
-      succeeded(verifySymbolUsesCollecting(table, symbols, *collected))) {
-    collected->setSymbols(std::move(symbols));
-    return success();
-  }
-  // MLIR's order of the uses, for MLIR's first error.
   RegisteredSymbolTables symbolTables(table, symbols);
   llvm::SmallVector<Region *> pending{&table->getRegion(0)};
   while (!pending.empty()) {
@@ -231,13 +184,11 @@ LogicalResult verifySymbolTableOf(Operation *table, ModuleOps *collected) {
   return success();
 }
 
-/// A module's verification in MLIR's order: the module itself, the ops of its
-/// body (those isolated from above in parallel, as MLIR's verifier does), then
-/// its region traits: SymbolTable, and IsolatedFromAbove, which can only fail
-/// for a module that has a parent.
-LogicalResult verifyModuleOp(ModuleOp module, ModuleOps *collected) {
-  if (failed(verifyOpItself(module)))
-    return failure();
+/// A module's verification in MLIR's order, after the module's own checks:
+/// the ops of its body (those isolated from above in parallel, as MLIR's
+/// verifier does), then its region traits: SymbolTable, and
+/// IsolatedFromAbove, which can only fail for a module that has a parent.
+LogicalResult verifyModuleBody(ModuleOp module) {
   llvm::SmallVector<Operation *> isolated;
   for (Operation &op : *module.getBody()) {
     if (op.hasTrait<OpTrait::IsIsolatedFromAbove>())
@@ -248,13 +199,232 @@ LogicalResult verifyModuleOp(ModuleOp module, ModuleOps *collected) {
   if (failed(failableParallelForEach(module.getContext(), isolated,
                                      [](Operation *op) { return verify(op); })))
     return failure();
-  if (failed(verifySymbolTableOf(module, collected)))
+  if (failed(verifySymbolTableOf(module)))
     return failure();
   if (module->getParentOp() &&
       failed(OpTrait::impl::verifyIsIsolatedFromAbove(module)))
     return failure();
   return success();
 }
+
+#if HOSTOFFLOAD_FAST_PATHS
+/// The ops a walk has taken, by address: a bit for every 8 bytes, in pages
+/// of 1 MiB of addresses, which a walk in program order fills and tests in
+/// the few pages it is in. MLIR's order of a block's ops
+/// (Operation::isBeforeInBlock) costs another walk of them, and a hash set
+/// of a million ops a cache miss for each.
+class TakenOps {
+public:
+  void insert(const Operation *op) {
+    auto address = reinterpret_cast<uintptr_t>(op);
+    std::unique_ptr<Page> &page = pages[address >> kPageShift];
+    if (!page)
+      page = std::make_unique<Page>();
+    page->set((address & kOffsetMask) >> kBitShift);
+  }
+  bool contains(const Operation *op) const {
+    auto address = reinterpret_cast<uintptr_t>(op);
+    auto it = pages.find(address >> kPageShift);
+    return it != pages.end() &&
+           it->second->test((address & kOffsetMask) >> kBitShift);
+  }
+
+private:
+  static constexpr unsigned kPageShift = 20, kBitShift = 3;
+  static constexpr uintptr_t kOffsetMask = (uintptr_t(1) << kPageShift) - 1;
+  using Page = std::bitset<(size_t(1) << (kPageShift - kBitShift))>;
+  llvm::DenseMap<uintptr_t, std::unique_ptr<Page>> pages;
+};
+
+/// What verifyModuleBody checks (MLIR's verifier of each op, Verifier.cpp
+/// and the region traits of registered ops; the module's symbol uses), in
+/// one walk of the ops in program order that also adds each op to
+/// `collected`: MLIR's verifier keeps a set of the ops it has seen, and walks
+/// a function's ops again for the dominance of each operand and again for
+/// its isolation from above. It emits nothing: it fails wherever MLIR's
+/// verifier might fail, and on what it leaves to it (a region of several
+/// blocks, an op with successors, a module with a parent).
+class OneWalkVerifier {
+public:
+  OneWalkVerifier(ModuleOp module, ModuleOps &collected)
+      : module(module), collected(collected), rules(module.getContext()) {}
+
+  /// Whether the module is valid, every op added to `collected` if it is.
+  bool verify();
+
+private:
+  /// A block being walked; the frames below it hold its ancestors.
+  struct Frame {
+    Block *block;
+    Block::iterator next;
+    /// The op of `block` taken last: the one being checked, or the one
+    /// whose region the frames above hold.
+    Operation *op;
+    /// The lowest frame whose values the block's ops may use: the frames
+    /// from it up are inside the innermost op isolated from above.
+    size_t floor;
+    /// Whether a value must be defined before its uses in `block`, as MLIR's
+    /// DominanceInfo has it: the single block of an unregistered op's region
+    /// and a graph region need not.
+    bool ssaDominance;
+    /// Whether the symbol users of `block` resolve in the module: not inside
+    /// a nested symbol table, which verifies its own.
+    bool moduleScope;
+  };
+
+  bool walk();
+  bool verifyOp(Operation *op);
+  bool dominates(Value value) const;
+  bool enterRegion(Operation *op, unsigned from);
+
+  ModuleOp module;
+  ModuleOps &collected;
+  OpRules rules;
+  llvm::SmallVector<Frame, 8> frames;
+  /// What is checked after the walk, once every op passed: the region
+  /// invariants of registered ops, and the module's symbol uses.
+  llvm::SmallVector<Operation *> withRegionInvariants, symbolUsers;
+  TakenOps taken;
+};
+
+bool OneWalkVerifier::verify() {
+  bool emitted = false;
+  ScopedDiagnosticHandler quiet(module.getContext(), [&](Diagnostic &) {
+    emitted = true;
+    return success();
+  });
+  return walk() && !emitted;
+}
+
+bool OneWalkVerifier::walk() {
+  if (module->getParentOp() || module->getNumRegions() != 1)
+    return false;
+  Operation *redefined;
+  ModuleOps::Symbols symbols = ModuleOps::findSymbols(module, redefined);
+  if (redefined || !enterRegion(module, 0))
+    return false;
+  while (!frames.empty()) {
+    Frame &frame = frames.back();
+    if (frame.next == frame.block->end()) {
+      Region *region = frame.block->getParent();
+      frames.pop_back();
+      if (!enterRegion(region->getParentOp(), region->getRegionNumber() + 1))
+        return false;
+      continue;
+    }
+    Operation *op = &*frame.next++;
+    frame.op = op;
+    if (frame.ssaDominance)
+      taken.insert(op);
+    if (!verifyOp(op) || !enterRegion(op, 0))
+      return false;
+  }
+  // An op's after those of the ops nested in it, as MLIR runs them.
+  for (Operation *op : llvm::reverse(withRegionInvariants))
+    if (failed(op->getName().getRegisteredInfo()->verifyRegionInvariants(op)))
+      return false;
+  RegisteredSymbolTables symbolTables(module, symbols);
+  for (Operation *user : symbolUsers) {
+    symbolTables.setUser(user);
+    if (failed(llvm::cast<SymbolUserOpInterface>(user).verifySymbolUses(
+            symbolTables)))
+      return false;
+  }
+  collected.setSymbols(std::move(symbols));
+  return true;
+}
+
+/// MLIR's checks of `op` on entering and leaving it (Verifier.cpp), but for
+/// the region invariants of a registered op, and the dominance of each of
+/// its operands (DominanceInfo::properlyDominates).
+bool OneWalkVerifier::verifyOp(Operation *op) {
+  if (op->getNumSuccessors() != 0)
+    return false;
+  for (Value operand : op->getOperands())
+    if (!operand || !dominates(operand))
+      return false;
+  for (NamedAttribute attr : op->getDiscardableAttrs())
+    if (Dialect *dialect = attr.getNameDialect())
+      if (failed(dialect->verifyOperationAttribute(op, attr)))
+        return false;
+  OperationName name = op->getName();
+  if (std::optional<RegisteredOperationName> registered =
+          name.getRegisteredInfo()) {
+    if (failed(registered->verifyInvariants(op)))
+      return false;
+    // A func.func's only region invariant is its isolation from above, which
+    // `dominates` checks.
+    if (op->getNumRegions() != 0 && !llvm::isa<func::FuncOp>(op))
+      withRegionInvariants.push_back(op);
+  } else {
+    Dialect *dialect = name.getDialect();
+    if (dialect ? !dialect->allowsUnknownOperations()
+                : !op->getContext()->allowsUnregisteredDialects())
+      return false;
+  }
+  if (frames.back().moduleScope && llvm::isa<SymbolUserOpInterface>(op))
+    symbolUsers.push_back(op);
+  collected.add(op, rules);
+  return true;
+}
+
+/// Whether `value` dominates the op taken last, and is defined inside the
+/// innermost op isolated from above around it.
+bool OneWalkVerifier::dominates(Value value) const {
+  Operation *definition = value.getDefiningOp();
+  Block *block = definition ? definition->getBlock()
+                            : llvm::cast<BlockArgument>(value).getOwner();
+  size_t at = frames.size() - 1;
+  while (frames[at].block != block) {
+    if (at == frames.back().floor)
+      return false;
+    --at;
+  }
+  if (!definition)
+    return true;
+  const Frame &frame = frames[at];
+  // An op may use its own result only in a block without SSA dominance, and
+  // never inside its own regions.
+  if (definition == frame.op)
+    return at == frames.size() - 1 && !frame.ssaDominance;
+  return !frame.ssaDominance || taken.contains(definition);
+}
+
+/// Pushes the frame of the first region of `op` from `from` on that has a
+/// block, after MLIR's checks of the region on entering `op`; fails on what
+/// MLIR might reject or this walk does not check.
+bool OneWalkVerifier::enterRegion(Operation *op, unsigned from) {
+  for (unsigned index = from; index < op->getNumRegions(); ++index) {
+    Region &region = op->getRegion(index);
+    if (region.empty())
+      continue;
+    if (!region.hasOneBlock())
+      return false;
+    Block &block = region.front();
+    if (!block.hasNoPredecessors())
+      return false;
+    for (BlockArgument argument : block.getArguments())
+      if (argument.getOwner() != &block)
+        return false;
+    if (!op->mightHaveTrait<OpTrait::NoTerminator>() &&
+        (block.empty() ||
+         !block.back().mightHaveTrait<OpTrait::IsTerminator>()))
+      return false;
+    bool registered = op->isRegistered();
+    auto kinds = llvm::dyn_cast<RegionKindInterface>(op);
+    // The module is isolated from above and holds the first frame.
+    bool isolated = registered && op->hasTrait<OpTrait::IsIsolatedFromAbove>();
+    size_t floor = isolated ? frames.size() : frames.back().floor;
+    bool ssaDominance = registered && (!kinds || kinds.hasSSADominance(index));
+    bool moduleScope = op == module || (frames.back().moduleScope &&
+                                        !op->hasTrait<OpTrait::SymbolTable>());
+    frames.push_back(
+        {&block, block.begin(), nullptr, floor, ssaDominance, moduleScope});
+    return true;
+  }
+  return true;
+}
+#endif
 
 struct ModuleVerifierPass
     : public PassWrapper<ModuleVerifierPass, OperationPass<>> {
@@ -282,16 +452,24 @@ struct ModuleVerifierPass
 } // namespace
 
 LogicalResult verifyModule(Operation *op, std::optional<ModuleOps> *collected) {
+  if (collected)
+    collected->reset();
   auto module = llvm::dyn_cast<ModuleOp>(op);
   if (!module)
     return verify(op);
-  if (!collected)
-    return verifyModuleOp(module, nullptr);
-  ModuleOps &ops = collected->emplace();
-  if (succeeded(verifyModuleOp(module, &ops)))
-    return success();
-  collected->reset();
-  return failure();
+  if (failed(verifyOpItself(module)))
+    return failure();
+#if HOSTOFFLOAD_FAST_PATHS
+  if (fastPathEnabled(FastPath::OneWalkVerifier)) {
+    ModuleOps ops;
+    if (OneWalkVerifier(module, ops).verify()) {
+      if (collected)
+        collected->emplace(std::move(ops));
+      return success();
+    }
+  }
+#endif
+  return verifyModuleBody(module);
 }
 
 VerifiedModule::VerifiedModule(Operation *) {}

@@ -53,6 +53,7 @@ void testPathTable(mlir::MLIRContext &context);
 void testValidUTF8();
 void testPreorderOps(mlir::MLIRContext &context);
 void testVerifierCollects();
+void testVerifierAgainstMlir();
 void testCallsInAFunction();
 void testWalkVisitsStartUsers();
 void testWalkLeavesUnusedRegionArguments();

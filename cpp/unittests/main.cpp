@@ -15,6 +15,7 @@ int main() {
   testValidUTF8();
   testPreorderOps(context);
   testVerifierCollects();
+  testVerifierAgainstMlir();
   testCallsInAFunction();
   testWalkVisitsStartUsers();
   testWalkLeavesUnusedRegionArguments();

@@ -31,8 +31,9 @@ class ModuleOps;
 /// unregistered dialects. A module nested in `op` and any op that is not a
 /// builtin.module are verified by `mlir::verify` itself. Linear in the size of
 /// `op`; recurses on no depth of the program. With `collected`, a
-/// builtin.module that passes leaves in it the ops the analysis looks up,
-/// found on the way (analyzeHostOffload's `collected`); otherwise it is empty.
+/// builtin.module that the fast path `one-walk-verifier` (FastPaths.def) finds
+/// valid leaves in it the ops the analysis looks up, found on the way
+/// (analyzeHostOffload's `collected`); otherwise it is empty.
 mlir::LogicalResult verifyModule(mlir::Operation *op,
                                  std::optional<ModuleOps> *collected = nullptr);
 

@@ -4,9 +4,9 @@
 // functions by name, the call sites, the custom calls, the writes into
 // buffers, and how many values the walk may reach. A million-op module is not
 // in the caches after its parse, so each walk of it waits for its memory: the
-// verifier's walk for symbol uses, which comes right before the analysis,
-// collects these too (hostoffload/ModuleVerifier.h), and the analysis walks the
-// module itself only when no such walk saw it as it is.
+// verifier's one walk, which comes right before the analysis, collects these
+// too (hostoffload/ModuleVerifier.h), and the analysis walks the module itself
+// only when no such walk saw it as it is.
 //
 //===----------------------------------------------------------------------===//
 
