@@ -16,7 +16,7 @@ from hostoffload.mlir._mlir_libs import _hostoffload
 from hostoffload.platforms import Platform, platform_named
 from hostoffload.releases import xla_release_named
 from hostoffload.report import REPORT_CLASSES, PathStep, Report, Strategy
-from hostoffload.tracing import StartTrace, Trace, TraceFate, trace_of
+from hostoffload.tracing import StartTrace, Trace, TraceFate
 
 #: The classes of the analysis's objects with the trace of every start.
 _TRACE_CLASSES = {**REPORT_CLASSES, "trace": StartTrace, "fates": TraceFate, "through": PathStep}
@@ -278,10 +278,10 @@ def _analyze(
     if trace:
         report = dataclasses.replace(
             report,
-            trace=trace_of(
-                report.starts,
-                data["trace"],
+            trace=Trace(
                 entry=report.entry,
+                starts=report.starts,
+                traces=tuple(data["trace"]),
                 source=module.name,
                 platform=module.platform,
                 xla_release=report.xla_release,

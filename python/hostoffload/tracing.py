@@ -239,26 +239,6 @@ class Trace:
         return lines
 
 
-def trace_of(
-    starts: Sequence[Start],
-    traces: Iterable[StartTrace],
-    *,
-    entry: str,
-    source: str | None,
-    platform: str | None,
-    xla_release: str | None,
-) -> Trace:
-    """The trace of a report's ``starts`` from the analysis's traces of them."""
-    return Trace(
-        entry=entry,
-        starts=tuple(starts),
-        traces=tuple(traces),
-        source=source,
-        platform=platform,
-        xla_release=xla_release,
-    )
-
-
 def _new_bytes(trace: StartTrace) -> int:
     """The bytes a start puts in host memory: none for a tensor there already."""
     return 0 if trace.already_in_host else trace.bytes or 0
