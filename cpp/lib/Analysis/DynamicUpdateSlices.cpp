@@ -75,7 +75,6 @@ private:
   bool isHostForXla(Value value) const;
   UpTrace traceUp(Operation *write);
   std::string xlaParameterName(unsigned index);
-  std::string describeStep(Operation *op) const;
   void reportParameter(Operation *write, const UpTrace &trace);
   void reportHostCompute(Operation *write);
 
@@ -277,15 +276,6 @@ std::string DynamicUpdateSliceRules::xlaParameterName(unsigned index) {
   return "argument #" + std::to_string(index);
 }
 
-std::string DynamicUpdateSliceRules::describeStep(Operation *op) const {
-  if (rules.isCustomCall(op))
-    if (StringAttr target = getStringAttr(op, names::kCallTargetNameAttr))
-      return ("stablehlo.custom_call @" + target.getValue()).str();
-  if (FlatSymbolRefAttr callee = getCallee(op))
-    return ("call @" + callee.getValue()).str();
-  return op->getName().getStringRef().str();
-}
-
 void DynamicUpdateSliceRules::reportParameter(Operation *write,
                                               const UpTrace &trace) {
   const UpStep &failing = trace.steps[*trace.failingStep];
@@ -333,7 +323,7 @@ void DynamicUpdateSliceRules::reportParameter(Operation *write,
   std::string steps = argument;
   for (int step = *trace.failingStep; step >= 0;
        step = trace.steps[step].previous)
-    steps += " -> " + describeStep(trace.steps[step].user);
+    steps += " -> " + describeOp(trace.steps[step].user);
   finding.notes.push_back({write->getLoc(), "path: " + steps});
   std::optional<llvm::StringRef> name =
       findLocationName(entry.getArgument(index).getLoc());

@@ -28,6 +28,16 @@ StringAttr getFrontendAttr(Operation *op, llvm::StringRef key) {
              : StringAttr();
 }
 
+std::string describeOp(Operation *op) {
+  llvm::StringRef name = op->getName().getStringRef();
+  if (name == names::kCustomCallOp)
+    if (StringAttr target = getStringAttr(op, names::kCallTargetNameAttr))
+      return ("stablehlo.custom_call @" + target.getValue()).str();
+  if (FlatSymbolRefAttr callee = getCallee(op))
+    return ("call @" + callee.getValue()).str();
+  return name.str();
+}
+
 std::string getHloArgumentName(DictionaryAttr hloEntry, unsigned index) {
   auto arguments = hloEntry
                        ? hloEntry.getAs<ArrayAttr>(names::kHloEntryArguments)

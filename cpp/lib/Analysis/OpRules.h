@@ -144,6 +144,10 @@ inline mlir::FlatSymbolRefAttr getCallee(mlir::Operation *call) {
   return callOp ? callOp.getCalleeAttr() : mlir::FlatSymbolRefAttr();
 }
 
+/// How a step of a way names `op`: its name, "stablehlo.custom_call @target"
+/// for a custom call, "call @f" for a call.
+std::string describeOp(mlir::Operation *op);
+
 /// XLA's name of entry argument `index` (its HLO parameter) as the HLO front
 /// end records it in the module attribute `hostoffload.hlo_entry` (given as
 /// `hloEntry`, null for a module not converted from HLO); "" if unknown.

@@ -126,11 +126,7 @@ public:
           step = describeNode(id);
         report.trace[start].through.push_back(*step);
       }
-      // Uses in program order; use lists run backwards from the last use.
-      llvm::SmallVector<OpOperand *> uses;
-      for (OpOperand &use : node.value.getUses())
-        uses.push_back(&use);
-      for (OpOperand *use : llvm::reverse(uses))
+      for (OpOperand *use : getUsesInProgramOrder(node.value))
         traceUse(id, *use);
     }
   }
@@ -195,13 +191,10 @@ private:
     case UseKind::HostCompute:
       addHostCompute(id, user);
       return;
-    case UseKind::MovesSlicedData: {
-      const Facts &facts = walk.factsOf(id);
-      bool madeOfSlicesOnly = !facts.unconditional && !facts.slices.empty();
-      if (!madeOfSlicesOnly || rule.hoistedAboveSlice)
+    case UseKind::MovesSlicedData:
+      if (!walk.isMadeOfSlicesOnly(id) || rule.hoistedAboveSlice)
         addHostCompute(id, user);
       return;
-    }
     case UseKind::ScatterIntoConstant:
       addHostCompute(id, user);
       return;
@@ -262,16 +255,6 @@ private:
     if (owners[id] != start)
       fate.fromStart = owners[id];
     fate.omittedPathSteps = paths.buildPath(id, fate.path);
-  }
-
-  static std::string describeOp(Operation *op) {
-    llvm::StringRef name = op->getName().getStringRef();
-    if (name == names::kCustomCallOp)
-      if (StringAttr target = getStringAttr(op, names::kCallTargetNameAttr))
-        return ("stablehlo.custom_call @" + target.getValue()).str();
-    if (FlatSymbolRefAttr callee = getCallee(op))
-      return ("call @" + callee.getValue()).str();
-    return name.str();
   }
 
   func::FuncOp entry;

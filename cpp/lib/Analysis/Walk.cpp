@@ -61,15 +61,12 @@ void Walk::run(StartUserVisitor visitStartUser) {
 
 void Walk::propagate(unsigned id) {
   // Uses in program order make paths and "first" ops the ones a reader meets
-  // first; use lists run backwards from the last use.
+  // first.
   const Node &node = nodes[id];
-  llvm::SmallVector<OpOperand *, 4> uses;
-  for (OpOperand &use : node.value.getUses())
-    uses.push_back(&use);
   Value start =
       startUserVisitor && node.step == StepKind::Start ? node.value : Value();
   Operation *computedBy = nullptr;
-  for (OpOperand *use : llvm::reverse(uses)) {
+  for (OpOperand *use : getUsesInProgramOrder(node.value)) {
     if (start)
       startUserVisitor(start, use->getOwner());
     propagateThroughUse(id, use->getOwner(), use->getOperandNumber(),

@@ -43,6 +43,7 @@
 #include "llvm/ADT/STLFunctionalExtras.h"
 #include "llvm/ADT/SmallVector.h"
 
+#include <algorithm>
 #include <optional>
 #include <utility>
 #include <vector>
@@ -60,6 +61,17 @@ struct HostComputeOps {
   /// XLA's h2h relaxation of strict mode does not allow; null if none.
   mlir::Operation *firstNonCopy = nullptr;
 };
+
+/// The uses of `value` in program order: its use list runs backwards from the
+/// last use.
+inline llvm::SmallVector<mlir::OpOperand *, 4>
+getUsesInProgramOrder(mlir::Value value) {
+  llvm::SmallVector<mlir::OpOperand *, 4> uses;
+  for (mlir::OpOperand &use : value.getUses())
+    uses.push_back(&use);
+  std::reverse(uses.begin(), uses.end());
+  return uses;
+}
 
 class Walk {
 public:
@@ -127,6 +139,9 @@ public:
   /// Whether the node is host memory once the walk is over: not made only of
   /// slices XLA reads into device memory.
   bool isHost(unsigned id) const;
+  /// Whether node `id` is host memory only on the condition that a slice it
+  /// is made of is computed on.
+  bool isMadeOfSlicesOnly(unsigned id) const;
 
   /// The first node of `value` that is host memory, if any; none for a result
   /// of host compute without uses.
@@ -194,7 +209,6 @@ private:
   void recordHostCompute(mlir::Operation *op, unsigned id,
                          std::optional<unsigned> firstResult);
 
-  bool isMadeOfSlicesOnly(unsigned id) const;
   unsigned getSliceId(mlir::Operation *slice);
   /// Records that `op`, which is not data movement, uses node `id`: every
   /// slice the node is made of becomes host compute, and so do the slices
