@@ -55,7 +55,8 @@ void emitTrace(HostOffloadReport &report) {
   size_t hostCompute = 0, unused = 0;
   for (auto [index, trace] : llvm::enumerate(report.trace)) {
     const TraceStart &start = report.starts[index];
-    toHost += trace.tensor.bytes.value_or(0);
+    if (!trace.alreadyInHost)
+      toHost += trace.tensor.bytes.value_or(0);
     hostCompute += trace.firstHostComputeOps;
     unused += trace.fates.empty();
     mlir::InFlightDiagnostic remark =
