@@ -319,11 +319,12 @@ def _trace(args: argparse.Namespace) -> int:
         return EXIT_BAD_INPUT
     outputs: list[str] = []
     failed = mismatched = False
+    configs: dict[Path, Config] = {}
     for file in files:
         try:
             trace = api.trace_named(
                 *_read(file),
-                entry=args.entry or _config_of(file, {}).entry,
+                entry=args.entry or _config_of(file, configs).entry,
                 xla_release=args.xla_release,
             )
         except InputError as error:
