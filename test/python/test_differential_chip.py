@@ -45,3 +45,30 @@ def test_the_fixed_modules_run_beside_the_modules_they_fix(tmp_path: Path) -> No
     assert fixed_on_host["values_equal"] and fixed_on_host["kinds_equal"]
     summary = document["summary"]
     assert (summary["fixes_run"], summary["values_equal"], summary["crash"]) == (2, 2, 0)
+
+
+@pytest.mark.usefixtures("cpu_host_memory")
+def test_a_root_special_case_runs_beside_itself(tmp_path: Path) -> None:
+    # HOW102: on a chip, where XLA:TPU puts the lone output it copies to host memory and back.
+    name = "device_put_host_no_out_shardings__out0_device"
+    out = tmp_path / "chip.json"
+    command = [sys.executable, "-m", "tools.differential.chip", "--platform", "cpu"]
+    result = subprocess.run(
+        [*command, "--out", str(out), "--only", f"^{name}$"],
+        capture_output=True,
+        text=True,
+        cwd=REPO_ROOT,
+        timeout=300,
+    )
+    assert result.returncode == 0, result.stderr
+    document = json.loads(out.read_text())
+    module = document["modules"][name]
+    assert module["declared_memory_kinds"] == ["device"]
+    assert module["output_memory_kinds"] == ["device"]
+    assert module["values_equal"] and module["kinds_equal"]
+    summary = document["summary"]
+    assert (summary["root_special_case_run"], summary["root_special_case_in_device_memory"]) == (
+        1,
+        1,
+    )
+    assert summary["fixes_run"] == 0

@@ -29,6 +29,14 @@ static Location returnedValueLoc(Value value, Operation *terminator) {
   return loc;
 }
 
+llvm::StringRef FindingBuilder::getResultInfo(unsigned output) {
+  if (DictionaryAttr attrs = getAttrDict(entry.getResAttrsAttr(), output))
+    if (auto info = llvm::dyn_cast_or_null<StringAttr>(
+            attrs.get(names::kResultInfoAttr)))
+      return info.getValue();
+  return "";
+}
+
 /// XLA turns a lone output that is directly a move to host of a device
 /// value into a copy to host instead of failing.
 bool FindingBuilder::isRootSpecialCase(Operation *terminator,
@@ -86,13 +94,7 @@ void FindingBuilder::reportOutputs() {
       continue;
     }
     if (isRootSpecialCase(terminator, output)) {
-      warnings.warn(FindingCode::RootMovedToHost, loc,
-                    "output 0 is directly a move to host of a device tensor; "
-                    "XLA turns it into a copy to host memory without an "
-                    "error, so the output lands in host memory although it "
-                    "is declared " +
-                        (declared.kind.empty() ? std::string("in device memory")
-                                               : quoted(declared.kind)));
+      reportRootMovedToHost(loc, declared, functionName);
       continue;
     }
     report.mismatchedOutputs.push_back(output);
@@ -108,6 +110,47 @@ void FindingBuilder::reportOutputs() {
                   functionName);
     report.findings.push_back(std::move(mismatch));
   }
+}
+
+void FindingBuilder::reportRootMovedToHost(Location loc,
+                                           const DeclaredMemoryKind &declared,
+                                           llvm::StringRef functionName) {
+  // Measured on a TPU: XLA copies the tensor to host memory and back, and the
+  // output is in device memory (docs/semantics.md, section 6).
+  const FindingCodeInfo &info =
+      getFindingCodeInfo(FindingCode::RootMovedToHost, strict);
+  Finding finding{FindingCode::RootMovedToHost, info.severity, loc, ""};
+  finding.outputIndex = 0;
+  appendPieces(finding.message,
+               {info.name, ": output 0 is directly a move to host of a device "
+                           "tensor, and "});
+  if (declared.kind.empty())
+    finding.message += "has no memory kind";
+  else
+    appendPieces(finding.message, {"is declared ", quoted(declared.kind)});
+  finding.message +=
+      "; XLA compiles this without an error by copying the tensor to host "
+      "memory and straight back, so the output is in device memory and the "
+      "move to host only adds two copies";
+  finding.resultInfo = getResultInfo(0).str();
+  finding.declaredMemoryKind = declared.kind;
+  finding.declaredInModuleSpaces = declared.fromModuleSpaces;
+  bool hasInfo = !finding.resultInfo.empty();
+  std::string note = "to keep it in host memory, declare it there: ";
+  if (declared.fromModuleSpaces)
+    appendPieces(note, {"set memory space 5 for output 0 in ",
+                        declared.describeSource()});
+  else
+    appendPieces(note,
+                 {"set mhlo.memory_kind = \"pinned_host\" on result 0 of ",
+                  functionName});
+  appendPieces(note, {"; in JAX: out_shardings=...with_memory_kind("
+                      "\"pinned_host\")",
+                      hasInfo ? " for \"" : "", finding.resultInfo,
+                      hasInfo ? "\"" : "",
+                      "; to keep it on device, drop the move to host"});
+  finding.notes.push_back({loc, std::move(note)});
+  warnings.add(std::move(finding));
 }
 
 /// How XLA:TPU fails to copy a lone output moved to host into unpinned host
@@ -147,10 +190,7 @@ void FindingBuilder::reportRootCopyToUnpinnedHost(
   auto [xlaMessage, outcome] = describeUnpinnedHostCopyFailure(xlaRelease);
   Finding finding{code, info.severity, loc, ""};
   finding.outputIndex = 0;
-  if (DictionaryAttr attrs = getAttrDict(entry.getResAttrsAttr(), 0))
-    if (auto resultInfo = llvm::dyn_cast_or_null<StringAttr>(
-            attrs.get(names::kResultInfoAttr)))
-      finding.resultInfo = resultInfo.getValue().str();
+  finding.resultInfo = getResultInfo(0).str();
   finding.declaredMemoryKind = declared.kind;
   finding.declaredInModuleSpaces = declared.fromModuleSpaces;
   bool hasInfo = !finding.resultInfo.empty();
@@ -266,11 +306,8 @@ void FindingBuilder::buildMismatch(Finding &finding, const Node &node,
   finding.argumentIndex = std::nullopt;
   finding.tupleIndex.clear();
   llvm::append_range(finding.tupleIndex, walk.getPaths().get(node.pathId));
-  finding.resultInfo.clear();
-  if (DictionaryAttr attrs = getAttrDict(entry.getResAttrsAttr(), output))
-    if (auto info = llvm::dyn_cast_or_null<StringAttr>(
-            attrs.get(names::kResultInfoAttr)))
-      finding.resultInfo.assign(info.getValue().data(), info.getValue().size());
+  llvm::StringRef resultInfo = getResultInfo(output);
+  finding.resultInfo.assign(resultInfo.data(), resultInfo.size());
   finding.declaredMemoryKind.assign(declared.kind);
   finding.declaredInModuleSpaces = declared.fromModuleSpaces;
   const Facts &facts = walk.factsOf(node);

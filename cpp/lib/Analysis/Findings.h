@@ -57,7 +57,14 @@ public:
   void reportHostCompute();
 
 private:
+  /// The `jax.result_info` of `output` (JAX's name of it), or "".
+  llvm::StringRef getResultInfo(unsigned output);
   bool isRootSpecialCase(mlir::Operation *terminator, unsigned operand);
+  /// Reports HOW102 on output 0, which XLA's root special case copies to
+  /// host memory and back, with what keeps it in host memory.
+  void reportRootMovedToHost(mlir::Location loc,
+                             const DeclaredMemoryKind &declared,
+                             llvm::StringRef functionName);
   /// Reports the lone output declared unpinned_host that XLA's root special
   /// case copies to host memory: XLA:TPU cannot make that copy.
   void reportRootCopyToUnpinnedHost(mlir::Location loc,

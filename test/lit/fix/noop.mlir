@@ -17,8 +17,8 @@
 // -----
 
 // HOW102, XLA's root special case: the only output is directly a move to host
-// of a device tensor. XLA copies it to host memory without E1200, so there is
-// nothing to fix (the check pass only warns).
+// of a device tensor. XLA copies it to host memory and back without E1200, so
+// there is nothing to fix (the check pass only warns).
 "func.func"() <{function_type = (tensor<8xf32>) -> tensor<8xf32>, res_attrs = [{jax.result_info = "result", mhlo.memory_kind = "device"}], sym_name = "main"}> ({
 ^bb0(%arg0: tensor<8xf32>):
   %0 = "stablehlo.custom_call"(%arg0) <{api_version = 1 : i32, backend_config = "", call_target_name = "annotate_device_placement", called_computations = [], has_side_effect = true}> {mhlo.frontend_attributes = {_xla_buffer_placement = "pinned_host"}} : (tensor<8xf32>) -> tensor<8xf32>
