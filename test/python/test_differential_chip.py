@@ -9,6 +9,7 @@ import json
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 from conftest import REPO_ROOT
@@ -18,19 +19,25 @@ pytest.importorskip("jax")
 ONLY = "^device_put_host_and_back__out0_device"
 
 
-@pytest.mark.usefixtures("cpu_host_memory")
-def test_the_fixed_modules_run_beside_the_modules_they_fix(tmp_path: Path) -> None:
+def run_chip(tmp_path: Path, only: str) -> dict[str, Any]:
+    """The harness's results on CPU for the modules matching ``only``."""
     out = tmp_path / "chip.json"
     command = [sys.executable, "-m", "tools.differential.chip", "--platform", "cpu"]
     result = subprocess.run(
-        [*command, "--out", str(out), "--only", ONLY],
+        [*command, "--out", str(out), "--only", only],
         capture_output=True,
         text=True,
         cwd=REPO_ROOT,
         timeout=300,
     )
     assert result.returncode == 0, result.stderr
-    document = json.loads(out.read_text())
+    document: dict[str, Any] = json.loads(out.read_text())
+    return document
+
+
+@pytest.mark.usefixtures("cpu_host_memory")
+def test_the_fixed_modules_run_beside_the_modules_they_fix(tmp_path: Path) -> None:
+    document = run_chip(tmp_path, ONLY)
     modules = document["modules"]
     # The mutant and its two fixes, each compiled; both fixes run.
     assert set(modules) == {
@@ -51,17 +58,7 @@ def test_the_fixed_modules_run_beside_the_modules_they_fix(tmp_path: Path) -> No
 def test_a_root_special_case_runs_beside_itself(tmp_path: Path) -> None:
     # HOW102: on a chip, where XLA:TPU puts the lone output it copies to host memory and back.
     name = "device_put_host_no_out_shardings__out0_device"
-    out = tmp_path / "chip.json"
-    command = [sys.executable, "-m", "tools.differential.chip", "--platform", "cpu"]
-    result = subprocess.run(
-        [*command, "--out", str(out), "--only", f"^{name}$"],
-        capture_output=True,
-        text=True,
-        cwd=REPO_ROOT,
-        timeout=300,
-    )
-    assert result.returncode == 0, result.stderr
-    document = json.loads(out.read_text())
+    document = run_chip(tmp_path, f"^{name}$")
     module = document["modules"][name]
     assert module["declared_memory_kinds"] == ["device"]
     assert module["output_memory_kinds"] == ["device"]
