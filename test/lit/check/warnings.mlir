@@ -12,6 +12,31 @@
 
 // -----
 
+// The same without a declared memory kind, which is device memory.
+"func.func"() <{function_type = (tensor<8xf32>) -> tensor<8xf32>, sym_name = "main"}> ({
+^bb0(%arg0: tensor<8xf32>):
+  // expected-warning @below {{HOW102: output 0 is directly a move to host of a device tensor, and has no memory kind; XLA compiles this}}
+  // expected-note @below {{to keep it in host memory, declare it there: set mhlo.memory_kind = "pinned_host" on result 0 of @main; in JAX: out_shardings=...with_memory_kind("pinned_host"); to keep it on device, drop the move to host}}
+  %0 = "stablehlo.custom_call"(%arg0) <{call_target_name = "annotate_device_placement", has_side_effect = true}> {mhlo.frontend_attributes = {_xla_buffer_placement = "pinned_host"}} : (tensor<8xf32>) -> tensor<8xf32>
+  "func.return"(%0) : (tensor<8xf32>) -> ()
+}) : () -> ()
+
+// -----
+
+// The same in a module converted from HLO, which declares memory spaces: the
+// note speaks of them.
+module attributes {mhlo.frontend_attributes = {out_memory_spaces = "0"}} {
+  "func.func"() <{function_type = (tensor<8xf32>) -> tensor<8xf32>, sym_name = "main"}> ({
+  ^bb0(%arg0: tensor<8xf32>):
+    // expected-warning @below {{HOW102: output 0 is directly a move to host of a device tensor, and is declared "device"; XLA compiles this}}
+    // expected-note @below {{to keep it in host memory, declare it there: set memory space 5 for output 0 in out_memory_spaces of the module; in JAX: out_shardings=...with_memory_kind("pinned_host"); to keep it on device, drop the move to host}}
+    %0 = "stablehlo.custom_call"(%arg0) <{call_target_name = "MoveToHost", has_side_effect = true}> : (tensor<8xf32>) -> tensor<8xf32>
+    "func.return"(%0) : (tensor<8xf32>) -> ()
+  }) : () -> ()
+}
+
+// -----
+
 // A move to host whose result is never used does nothing.
 "func.func"() <{function_type = (tensor<8xf32>) -> tensor<8xf32>, sym_name = "main"}> ({
 ^bb0(%arg0: tensor<8xf32>):
