@@ -58,6 +58,12 @@ def interrupt(process: subprocess.Popen[bytes]) -> tuple[int, str]:
     return process.returncode, stderr.decode()
 
 
+def default_interrupt() -> None:
+    """Ctrl-C's default action, as a shell gives a job in the foreground: a suite run in the
+    background (``pytest ... &`` without job control) would pass on SIGINT ignored."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 def start(command: Sequence[str | Path], stdin: int | None = None) -> subprocess.Popen[bytes]:
     """``command`` in a process group of its own, as a shell starts a job."""
     return subprocess.Popen(
@@ -67,6 +73,7 @@ def start(command: Sequence[str | Path], stdin: int | None = None) -> subprocess
         stderr=subprocess.PIPE,
         cwd=REPO_ROOT,
         start_new_session=True,
+        preexec_fn=default_interrupt,
     )
 
 
