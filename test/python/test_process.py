@@ -58,23 +58,26 @@ def interrupt(process: subprocess.Popen[bytes]) -> tuple[int, str]:
     return process.returncode, stderr.decode()
 
 
-def default_interrupt() -> None:
-    """Ctrl-C's default action, as a shell gives a job in the foreground: a suite run in the
-    background (``pytest ... &`` without job control) would pass on SIGINT ignored."""
-    signal.signal(signal.SIGINT, signal.SIG_DFL)
-
-
 def start(command: Sequence[str | Path], stdin: int | None = None) -> subprocess.Popen[bytes]:
-    """``command`` in a process group of its own, as a shell starts a job."""
-    return subprocess.Popen(
-        [str(part) for part in command],
-        stdin=stdin,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        cwd=REPO_ROOT,
-        start_new_session=True,
-        preexec_fn=default_interrupt,
-    )
+    """``command`` in a process group of its own, with Ctrl-C's default action, as a shell
+    starts a job in the foreground."""
+    # A suite run in the background without job control (``pytest ... &``) has SIGINT
+    # ignored, which a command would inherit; a handler is not inherited through exec.
+    ignored = signal.getsignal(signal.SIGINT) == signal.SIG_IGN
+    if ignored:
+        signal.signal(signal.SIGINT, signal.default_int_handler)
+    try:
+        return subprocess.Popen(
+            [str(part) for part in command],
+            stdin=stdin,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            cwd=REPO_ROOT,
+            start_new_session=True,
+        )
+    finally:
+        if ignored:
+            signal.signal(signal.SIGINT, signal.SIG_IGN)
 
 
 @pytest.mark.parametrize(
