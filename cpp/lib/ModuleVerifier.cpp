@@ -239,17 +239,18 @@ private:
 /// What verifyModuleBody checks (MLIR's verifier of each op, Verifier.cpp
 /// and the region traits of registered ops; the module's symbol uses), in
 /// one walk of the ops in program order that also adds each op to
-/// `collected`: MLIR's verifier keeps a set of the ops it has seen, and walks
-/// a function's ops again for the dominance of each operand and again for
-/// its isolation from above. It emits nothing: it fails wherever MLIR's
+/// `collected`, if given: MLIR's verifier keeps a set of the ops it has seen,
+/// and walks a function's ops again for the dominance of each operand and again
+/// for its isolation from above. It emits nothing: it fails wherever MLIR's
 /// verifier might fail, and on what it leaves to it (a region of several
 /// blocks, an op with successors, a module with a parent).
 class OneWalkVerifier {
 public:
-  OneWalkVerifier(ModuleOp module, ModuleOps &collected)
+  OneWalkVerifier(ModuleOp module, ModuleOps *collected)
       : module(module), collected(collected), rules(module.getContext()) {}
 
-  /// Whether the module is valid, every op added to `collected` if it is.
+  /// Whether the module is valid, every op added to `collected`, if given,
+  /// if it is.
   bool verify();
 
 private:
@@ -278,7 +279,7 @@ private:
   bool enterRegion(Operation *op, unsigned from);
 
   ModuleOp module;
-  ModuleOps &collected;
+  ModuleOps *collected;
   OpRules rules;
   llvm::SmallVector<Frame, 8> frames;
   /// What is checked after the walk, once every op passed: the region
@@ -330,7 +331,8 @@ bool OneWalkVerifier::walk() {
             symbolTables)))
       return false;
   }
-  collected.setSymbols(std::move(symbols));
+  if (collected)
+    collected->setSymbols(std::move(symbols));
   return true;
 }
 
@@ -364,7 +366,8 @@ bool OneWalkVerifier::verifyOp(Operation *op) {
   }
   if (frames.back().moduleScope && llvm::isa<SymbolUserOpInterface>(op))
     symbolUsers.push_back(op);
-  collected.add(op, rules);
+  if (collected)
+    collected->add(op, rules);
   return true;
 }
 
@@ -461,10 +464,13 @@ LogicalResult verifyModule(Operation *op, std::optional<ModuleOps> *collected) {
     return failure();
 #if HOSTOFFLOAD_FAST_PATHS
   if (fastPathEnabled(FastPath::OneWalkVerifier)) {
-    ModuleOps ops;
-    if (OneWalkVerifier(module, ops).verify()) {
+    // Collecting looks at every op again, wasted where the caller does not
+    // take the ops (the C API's parse and verify).
+    std::optional<ModuleOps> ops;
+    if (OneWalkVerifier(module, collected ? &ops.emplace() : nullptr)
+            .verify()) {
       if (collected)
-        collected->emplace(std::move(ops));
+        *collected = std::move(ops);
       return success();
     }
   }
