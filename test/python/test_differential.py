@@ -115,9 +115,22 @@ def analyze(name: str, release: str = RECORDED_XLA_RELEASE) -> list[int]:
     return sorted({f["output_index"] for f in findings(name, release) if f["code"] == "E1200"})
 
 
+# XLA:TPU's failure on a gather computing on host memory, which HOE107 predicts.
+HOST_GATHER_FAILURE = "Fusion must have backend config"
+# The modules a TPU v5e compiled and then halted on (test_tpu_limits.py holds HOE105 and HOW109
+# against them), without a dynamic_slice, whose start the run's inputs choose.
+CHIP_HALTS = {
+    name
+    for name in json.loads((DIFFERENTIAL_DIR / "chip.json").read_text())["summary"]["halted"]
+    if "stablehlo.dynamic_slice" not in differential_module(name).read_text()
+}
+
+
 def fails_without_e1200(name: str, recording: str = "verdicts.json") -> bool:
-    """Whether XLA failed on ``name`` with the message HOE104 predicts."""
-    return RECORDINGS[recording]["modules"][name]["xla"]["message"] == DMA_HBM_TO_HBM
+    """Whether XLA:TPU failed on ``name`` without an E1200: with the message HOE104 or HOE107
+    predicts, or, once compiled, by halting the core (HOE105)."""
+    message = RECORDINGS[recording]["modules"][name]["xla"]["message"]
+    return message == DMA_HBM_TO_HBM or HOST_GATHER_FAILURE in message or name in CHIP_HALTS
 
 
 def test_recorded_data_is_complete() -> None:
@@ -195,7 +208,7 @@ def test_checker_predicts_xlas_other_failure(recording: str, name: str) -> None:
     """HOE104, with XLA's sentence, exactly where XLA fails with it."""
     release = xla_release_of(recording)
     predicted = [f["message"] for f in findings(name, release) if f["code"] == "HOE104"]
-    if fails_without_e1200(name, recording):
+    if RECORDINGS[recording]["modules"][name]["xla"]["message"] == DMA_HBM_TO_HBM:
         assert len(predicted) == 1
         assert predicted[0].startswith(f"HOE104: {DMA_HBM_TO_HBM[:-1]};"), predicted
     else:

@@ -58,10 +58,15 @@ def single_device_modules(verdicts: dict[str, Any], only: str | None) -> list[st
     ]
 
 
-def runs_beside(name: str, module: dict[str, Any]) -> str | None:
+def runs_beside(
+    name: str, module: dict[str, Any], itself: re.Pattern[str] | None = None
+) -> str | None:
     """The module a module runs beside on CPU: the one a fixed module fixes, or itself for
-    XLA's root special case (HOW102), to see where XLA:TPU puts its output."""
+    XLA's root special case (HOW102), to see where XLA:TPU puts its output, and for the
+    modules ``itself`` matches (those the check says halt the core when they run)."""
     if ROOT_SPECIAL_CASE in module.get("checker", {}).get("warnings", []):
+        return name
+    if itself is not None and itself.search(name) and module.get("kind") not in FIX_KINDS:
         return name
     return original_of(name, module)
 
@@ -301,6 +306,9 @@ def summary(results: dict[str, dict[str, Any]], verdicts: dict[str, Any]) -> dic
         "kinds_equal": 0,
         "root_special_case_run": 0,
         "root_special_case_in_device_memory": 0,
+        "itself_run": 0,
+        "itself_values_equal": 0,
+        "halted": [],
         "run_errors": [],
         "differ": [],
     }
@@ -316,7 +324,14 @@ def summary(results: dict[str, dict[str, Any]], verdicts: dict[str, Any]) -> dic
             counted["disagree"].append(f"{name}: compile-only {recorded}, chip {result['status']}")
         if "run_error" in result:
             counted["run_errors"].append(f"{name}: {result['run_error']}")
-        if "values_equal" in result and runs_beside(name, verdicts["modules"][name]) == name:
+            if "halted" in result["run_error"]:
+                counted["halted"].append(name)
+        module = verdicts["modules"][name]
+        if "values_equal" in result and original_of(name, module) is None:
+            if runs_beside(name, module) != name:
+                counted["itself_run"] += 1
+                counted["itself_values_equal"] += result["values_equal"]
+                continue
             counted["root_special_case_run"] += 1
             counted["root_special_case_in_device_memory"] += result["kinds_equal"]
             if not (result["values_equal"] and result["kinds_equal"]):
@@ -336,6 +351,10 @@ def main() -> None:
     parser.add_argument("--only", help="only the modules whose name matches this")
     parser.add_argument("--verdicts", type=Path, default=layout.SUITE / "verdicts.json")
     parser.add_argument(
+        "--run-itself",
+        help="also run the modules whose name matches this beside themselves on CPU",
+    )
+    parser.add_argument(
         "--platform",
         default="tpu",
         help="the chip's platform; cpu tries the harness on a machine without one (the "
@@ -352,13 +371,14 @@ def main() -> None:
     names = single_device_modules(verdicts, args.only)
     log = args.out.with_suffix(".log")
     worker = Worker(log, args.platform)
+    itself = re.compile(args.run_itself) if args.run_itself else None
     results: dict[str, dict[str, Any]] = {}
     started = time.perf_counter()
     for seed, name in enumerate(names):
         module = verdicts["modules"][name]
         path = layout.module_path(layout.SUITE, name, module)
         request: dict[str, Any] = {"module": str(path), "seed": seed}
-        original = runs_beside(name, module)
+        original = runs_beside(name, module, itself)
         if original is not None:
             base = layout.module_path(layout.SUITE, original, verdicts["modules"][original])
             request["base"] = str(base)

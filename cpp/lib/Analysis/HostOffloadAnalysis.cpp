@@ -19,6 +19,7 @@
 #include "ModuleOps.h"
 #include "OpRules.h"
 #include "Starts.h"
+#include "TpuLimits.h"
 #include "Trace.h"
 #include "Walk.h"
 #include "Warnings.h"
@@ -140,6 +141,7 @@ analyzeHostOffload(ModuleOp module, const HostOffloadOptions &options,
     traceStarts(*entry, report, walk, rules, starts.getResultKinds());
   findings.reportHostCompute();
   reportDynamicUpdateSlices(module, *entry, options, walk, rules, report);
+  reportTpuLimits(walk, report.findings, warnings);
   std::move(cycles.begin(), cycles.end(), std::back_inserter(report.findings));
   warnings.moveTo(report.findings);
   return report;

@@ -153,6 +153,8 @@ public:
     return computedSlices.lookup(slice);
   }
   mlir::Operation *getSliceOp(unsigned slice) const { return sliceOps[slice]; }
+  /// How many slices the walk reached.
+  unsigned getSliceCount() const { return sliceOps.size(); }
 
   /// The ops reported as implicit host compute, by the start whose host
   /// memory they compute on.

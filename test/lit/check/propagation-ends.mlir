@@ -8,6 +8,8 @@
 // expected-note @below {{in host memory from the start: argument #0 is declared mhlo.memory_kind = "pinned_host"}}
 ^bb0(%arg0: tensor<8xf32>):
   %c = "stablehlo.constant"() <{value = dense<1> : tensor<i32>}> : () -> tensor<i32>
+  // expected-warning @below {{HOW109: XLA:TPU reads this dynamic slice of host memory into device memory with an asynchronous slice in the lane dimension (dimension 0 of tensor<8xf32>), whose start is known only when the program runs; the TPU core halts then unless its start is 0, the only multiple of 128 elements (512 bytes) it can take}}
+  // expected-note @below {{fix: move the tensor to device memory before slicing it}}
   %0 = "stablehlo.dynamic_slice"(%arg0, %c) <{slice_sizes = array<i64: 2>}> : (tensor<8xf32>, tensor<i32>) -> tensor<2xf32>
   // expected-error @below {{E1200: Tensor which is moved to host (starting from argument #0) is returned from the entry computation but the layout for this output is not set to host memory; output 1 has no mhlo.memory_kind, so it is in device memory}}
   // expected-note @below {{path: argument #0 -> stablehlo.slice -> output 1}}

@@ -34,6 +34,8 @@
     "stablehlo.return"(%p) : (tensor<i1>) -> ()
   }, {
   ^bb0(%i: tensor<i32>, %acc: tensor<2xf32>):
+    // expected-warning @below {{HOW109: XLA:TPU reads this dynamic slice of host memory into device memory}}
+    // expected-note @below {{fix: move the tensor to device memory before slicing it}}
     %s = "stablehlo.dynamic_slice"(%arg0, %i) <{slice_sizes = array<i64: 2>}> : (tensor<8xf32>, tensor<i32>) -> tensor<2xf32>
     "stablehlo.return"(%i, %s) : (tensor<i32>, tensor<2xf32>) -> ()
   }) : (tensor<i32>, tensor<2xf32>) -> (tensor<i32>, tensor<2xf32>)
@@ -127,6 +129,8 @@
     // expected-note @below {{fix (keep it in host memory)}}
     // expected-note @below {{fix (bring it back to device memory)}}
     %0 = "stablehlo.slice"(%arg0) <{limit_indices = array<i64: 4>, start_indices = array<i64: 0>, strides = array<i64: 1>}> : (tensor<8xf32>) -> tensor<4xf32>
+    // expected-error @below {{HOE105: XLA:TPU reads this slice of host memory into device memory with an asynchronous slice starting at element 4 of the lane dimension}}
+    // expected-note @below {{fix: move the tensor to device memory before slicing it}}
     %1 = "stablehlo.slice"(%arg0) <{limit_indices = array<i64: 8>, start_indices = array<i64: 4>, strides = array<i64: 1>}> : (tensor<8xf32>) -> tensor<4xf32>
     %2 = "func.call"(%0) <{callee = @exp}> : (tensor<4xf32>) -> tensor<4xf32>
     %3 = "func.call"(%1) <{callee = @pass}> : (tensor<4xf32>) -> tensor<4xf32>

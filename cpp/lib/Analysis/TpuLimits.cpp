@@ -1,0 +1,192 @@
+//===- TpuLimits.cpp - what XLA:TPU cannot do with host memory ------------===//
+
+#include "TpuLimits.h"
+
+#include "hostoffload/Names.h"
+
+#include "mlir/IR/BuiltinAttributes.h"
+#include "mlir/IR/BuiltinTypes.h"
+#include "llvm/ADT/DenseSet.h"
+#include "llvm/ADT/SmallVector.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <optional>
+#include <string>
+
+using namespace mlir;
+
+namespace hostoffload {
+
+namespace {
+
+/// The bytes of the lane dimension's chunk, where an asynchronous slice of
+/// host memory must start.
+constexpr int64_t kChunkBytes = 512;
+
+std::string printed(Type type) {
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  os << type;
+  return text;
+}
+
+Finding makeFinding(FindingCode code, Location loc, std::string message,
+                    std::string fix) {
+  const FindingCodeInfo &info = getFindingCodeInfo(code, /*strict=*/false);
+  Finding finding{code, info.severity, loc, (info.name + ": " + message).str()};
+  finding.notes.push_back({loc, std::move(fix)});
+  return finding;
+}
+
+/// The elements of a chunk of `type`'s lane dimension; none for element
+/// types the rule was not measured on (64 bits, sub-byte, complex).
+std::optional<int64_t> getChunkElements(RankedTensorType type) {
+  Type element = type.getElementType();
+  if (!element.isIntOrFloat())
+    return std::nullopt;
+  unsigned bits = element.getIntOrFloatBitWidth();
+  // XLA stores a pred in a byte.
+  if (bits == 1)
+    bits = 8;
+  if (bits != 8 && bits != 16 && bits != 32)
+    return std::nullopt;
+  return kChunkBytes * 8 / bits;
+}
+
+constexpr llvm::StringLiteral kMoveFirst =
+    "fix: move the tensor to device memory before slicing it (in JAX: "
+    "jax.device_put(x, jax.memory.Space.Device), then slice), or compute on "
+    "the slice in host memory";
+
+/// Checks the slice `op` of host memory, which XLA reads into device memory.
+void checkAsyncSlice(Operation *op, std::vector<Finding> &findings,
+                     WarningList &warnings) {
+  auto source = llvm::dyn_cast<RankedTensorType>(op->getOperand(0).getType());
+  auto result = llvm::dyn_cast<RankedTensorType>(op->getResult(0).getType());
+  if (!source || !result || !source.hasStaticShape() ||
+      !result.hasStaticShape() || source.getRank() != result.getRank())
+    return;
+  bool dynamic = op->getName().getStringRef() == names::kDynamicSliceOp;
+  llvm::ArrayRef<int64_t> starts;
+  if (!dynamic) {
+    auto startAttr = op->getAttrOfType<DenseI64ArrayAttr>("start_indices");
+    auto strides = op->getAttrOfType<DenseI64ArrayAttr>("strides");
+    if (!startAttr || !strides ||
+        llvm::any_of(strides.asArrayRef(), [](int64_t s) { return s != 1; }))
+      return;
+    starts = startAttr.asArrayRef();
+  }
+  llvm::SmallVector<int64_t> sliced;
+  for (int64_t dim = 0, rank = source.getRank(); dim < rank; ++dim)
+    if (result.getDimSize(dim) != source.getDimSize(dim))
+      sliced.push_back(dim);
+  std::string tensor = printed(source);
+  if (sliced.size() > 1) {
+    std::string dims;
+    for (int64_t dim : sliced)
+      dims += (dims.empty() ? "" : ", ") + std::to_string(dim);
+    findings.push_back(makeFinding(
+        FindingCode::AsyncSliceUnimplemented, op->getLoc(),
+        "XLA:TPU reads this slice of host memory into device memory with an "
+        "asynchronous slice, which slices dimensions " +
+            dims + " of " + tensor +
+            ": XLA:TPU cannot compile an asynchronous slice in more than one "
+            "dimension (\"Async slice only supports slicing in 1 dimension\")",
+        "fix: slice one dimension in host memory and the others once in "
+        "device memory, or move the tensor to device memory before slicing "
+        "it"));
+    return;
+  }
+  int64_t lane = source.getRank() - 1;
+  std::optional<int64_t> chunk = getChunkElements(source);
+  if (sliced.empty() || sliced.front() != lane || !chunk)
+    return;
+  int64_t length = result.getDimSize(lane);
+  std::string where = "the lane dimension (dimension " + std::to_string(lane) +
+                      " of " + tensor + ")";
+  std::string chunkText = std::to_string(*chunk) + " elements (" +
+                          std::to_string(kChunkBytes) + " bytes)";
+  std::string halts =
+      ": XLA compiles it, but the TPU core halts when the program runs";
+  // Elements narrower than 32 bits have chunks of more than 128 of them.
+  bool narrow = *chunk > kChunkBytes / 4;
+  if (source.getRank() == 1 && narrow && length % *chunk != 0) {
+    findings.push_back(makeFinding(
+        FindingCode::AsyncSliceHalts, op->getLoc(),
+        "XLA:TPU reads this slice of host memory into device memory with an "
+        "asynchronous slice " +
+            std::to_string(length) + " elements long in " + where +
+            ", which is not a multiple of " + chunkText + halts +
+            " (\"The DMA stride is invalid\")",
+        kMoveFirst.str()));
+    return;
+  }
+  if (!dynamic) {
+    int64_t start = starts[lane];
+    if (start % *chunk == 0)
+      return;
+    findings.push_back(makeFinding(
+        FindingCode::AsyncSliceHalts, op->getLoc(),
+        "XLA:TPU reads this slice of host memory into device memory with an "
+        "asynchronous slice starting at element " +
+            std::to_string(start) + " of " + where +
+            ", which is not a multiple of " + chunkText + halts +
+            " (\"Async slices in the lane dimension must start on chunk "
+            "boundaries\")",
+        kMoveFirst.str()));
+    return;
+  }
+  // A dynamic start is clamped to [0, size - length].
+  int64_t lastStart = source.getDimSize(lane) - length;
+  std::string runs = lastStart < *chunk
+                         ? "unless its start is 0, the only multiple of " +
+                               chunkText + " it can take"
+                         : "unless its start is a multiple of " + chunkText;
+  warnings.add(makeFinding(
+      FindingCode::AsyncSliceMayHalt, op->getLoc(),
+      "XLA:TPU reads this dynamic slice of host memory into device memory "
+      "with an asynchronous slice in " +
+          where + ", whose start is known only when the program runs; the " +
+          "TPU core halts then " + runs,
+      kMoveFirst.str()));
+}
+
+} // namespace
+
+void reportTpuLimits(const Walk &walk, std::vector<Finding> &findings,
+                     WarningList &warnings) {
+  // A gather whose operand 0 is host memory that stays there is host compute.
+  llvm::DenseSet<Operation *> gathers;
+  const NodeTable &nodes = walk.getNodes();
+  for (unsigned id = 0, e = nodes.size(); id < e; ++id) {
+    const Node &node = nodes[id];
+    if (node.step != StepKind::HostCompute || node.parent < 0 || !node.via ||
+        node.via->getName().getStringRef() != names::kGatherOp)
+      continue;
+    unsigned parent = static_cast<unsigned>(node.parent);
+    if (nodes[parent].value != node.via->getOperand(0) ||
+        !walk.isHost(parent) || !gathers.insert(node.via).second)
+      continue;
+    findings.push_back(makeFinding(
+        FindingCode::HostGatherFails, node.via->getLoc(),
+        "this gather computes on host memory, which XLA turns into host "
+        "compute, but XLA:TPU cannot compile a gather on the host "
+        "(\"RET_CHECK failure ... Fusion must have backend config\")",
+        "fix: move the tensor to device memory before the gather (in JAX: "
+        "jax.device_put(x, jax.memory.Space.Device)[indices])"));
+  }
+  // A slice of host memory nothing computes on is read into device memory;
+  // XLA folds a slice of such a slice into it, so only a slice of host memory
+  // itself is one XLA makes.
+  for (unsigned slice = 0, e = walk.getSliceCount(); slice < e; ++slice) {
+    Operation *op = walk.getSliceOp(slice);
+    if (walk.getSliceComputedOnBy(slice) || op->getNumResults() != 1)
+      continue;
+    std::optional<unsigned> host = walk.findHostNode(op->getOperand(0));
+    if (!host || walk.isMadeOfSlicesOnly(*host))
+      continue;
+    checkAsyncSlice(op, findings, warnings);
+  }
+}
+
+} // namespace hostoffload
