@@ -92,9 +92,10 @@ def test_hoe107_is_xla_tpus_host_gather_failure(record: str) -> None:
     failing = set()
     for name, module in verdicts(record).items():
         path = layout.module_path(layout.SUITE, name, module)
-        if module.get("xla", {}).get("status") == "error" and path.is_file():
-            if "Fusion must have backend config" in module["xla"]["message"]:
-                failing.add(name)
+        xla = module.get("xla", {})
+        if xla.get("status") == "error" and "Fusion must have backend config" in xla["message"]:
+            assert path.is_file(), name
+            failing.add(name)
     assert failing == {"host_arg_gather__fix_device", "host_arg_gather__fix_host"}
     for name in failing:
         assert "HOE107" in codes_of_module(name)

@@ -53,7 +53,9 @@ def probes() -> list[SliceProbe]:
     bits) and the sublane dimension (8 rows of 32 bits)."""
     found: list[SliceProbe] = []
 
-    def add(shape: tuple[int, ...], dtype: str, start: tuple[int, ...], sizes: tuple[int, ...]):
+    def add(
+        shape: tuple[int, ...], dtype: str, start: tuple[int, ...], sizes: tuple[int, ...]
+    ) -> None:
         found.append(SliceProbe(shape, dtype, start, sizes))
         found.append(SliceProbe(shape, dtype, start, sizes, dynamic=True))
 
@@ -78,19 +80,17 @@ def probes() -> list[SliceProbe]:
     for start, sizes in (((1, 0), (1, 8)), ((2, 2), (1, 4))):
         add((3, 8), "f32", start, sizes)
     # Narrow element types: their chunk in elements and the sizes they take.
-    for shape, dtype, start, size in (
-        ((512,), "bf16", 0, 256),
-        ((512,), "bf16", 0, 512),
-        ((1024,), "bf16", 256, 512),
-        ((512,), "i8", 0, 512),
-        ((2048,), "i8", 512, 512),
-        ((2048,), "i8", 512, 1024),
+    for shape, dtype, start, sizes in (
+        ((512,), "bf16", (0,), (256,)),
+        ((512,), "bf16", (0,), (512,)),
+        ((1024,), "bf16", (256,), (512,)),
+        ((512,), "i8", (0,), (512,)),
+        ((2048,), "i8", (512,), (512,)),
+        ((2048,), "i8", (512,), (1024,)),
         ((16, 256), "bf16", (0, 0), (16, 128)),
         ((16, 256), "bf16", (8, 0), (8, 256)),
     ):
-        starts = start if isinstance(start, tuple) else (start,)
-        sizes = size if isinstance(size, tuple) else (size,)
-        found.append(SliceProbe(shape, dtype, starts, sizes))
+        found.append(SliceProbe(shape, dtype, start, sizes))
     return found
 
 
