@@ -35,6 +35,7 @@ from hostoffload.releases import (
     chosen_xla_release,
     newest_xla_release,
 )
+from hostoffload.testing import assert_no_mismatch
 from tools.differential import layout
 
 pytest_plugins = ["pytester"]
@@ -321,6 +322,10 @@ def test_check_jax_models_the_libtpu_installed(here: SimpleNamespace) -> None:
     )
     assert [f.code for f in newest.errors] == ["HOE102"]
     assert newest.xla_release_reason == "xla_release='0.0.52'"
+    scan, host = namespace["scan_offloading_rows"], namespace["HOST"]
+    assert assert_no_mismatch(scan, buf, x, out_shardings=host).xla_release == "2026-06"
+    with pytest.raises(AssertionError, match="HOE102"):
+        assert_no_mismatch(scan, buf, x, xla_release="2026-09", out_shardings=host)
 
 
 @pytest.mark.usefixtures("cpu_host_memory")
