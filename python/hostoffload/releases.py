@@ -79,7 +79,7 @@ def modelled_on(xla_release: str | None, reason: str | None) -> str:
         return ""
     if reason is None:
         return f" (modelled on {xla_releases()[xla_release].describe()})"
-    return f" (modelled on XLA {xla_release}: {reason})"
+    return f" (modelled on {ChosenXlaRelease(xla_release, reason).describe()})"
 
 
 def newest_xla_release() -> str:
@@ -96,9 +96,9 @@ def xla_release_named(text: str | None) -> str:
     releases = xla_releases()
     if text in releases:
         return text
-    for release in releases.values():
-        if any(libtpu.version == text for libtpu in release.libtpu):
-            return release.name
+    libtpu = _libtpu_of_version(text)
+    if libtpu is not None:
+        return libtpu.xla_release
     versions = ", ".join(libtpu.version for r in releases.values() for libtpu in r.libtpu)
     raise ValueError(
         f"unknown XLA release {text!r}; use an XLA release ({', '.join(releases)}) "
@@ -126,6 +126,7 @@ def libtpu_of_platform_version(platform_version: str) -> LibtpuRelease | None:
 
 
 def _libtpu_of_version(version: str) -> LibtpuRelease | None:
+    """The known libtpu release of ``version``; ``None`` if none."""
     for release in xla_releases().values():
         for libtpu in release.libtpu:
             if libtpu.version == version:
