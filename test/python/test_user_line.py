@@ -76,8 +76,8 @@ def test_check_jax_puts_it_at_the_users_call() -> None:
     assert set(places(report)) == {(__file__, call)}
 
 
-# A script compiling the program with a move JAX inserts: it prints each location of the
-# findings as "file:line", one per line.
+# Two programs whose output 0 JAX moves to unpinned_host while lowering them (E1200), compiled
+# on CPU, where the watch lowers them again for TPU.
 SCRIPT = """\
 import jax
 import jax.numpy as jnp
@@ -114,24 +114,6 @@ print(json.dumps([json.loads(report.to_json()) for report in watcher.reports]))
 """
 )
 RAISING_SCRIPT = SCRIPT + "\ncompile_all()\n"
-
-
-def locations_in(reports: list[dict[str, object]]) -> set[tuple[str, int]]:
-    """Every location of the JSON reports, as (file, line)."""
-    found: set[tuple[str, int]] = set()
-
-    def walk(value: object) -> None:
-        if isinstance(value, dict):
-            if {"file", "line", "mlir"} <= value.keys() and value["file"] is not None:
-                found.add((str(value["file"]), int(value["line"])))  # type: ignore[call-overload]
-            for item in value.values():
-                walk(item)
-        elif isinstance(value, list):
-            for item in value:
-                walk(item)
-
-    walk(reports)
-    return found
 
 
 def python(args: list[str], cwd: Path, **variables: str) -> subprocess.CompletedProcess[str]:
@@ -178,10 +160,12 @@ def test_the_environment_watch_puts_it_at_the_users_call(tmp_path: Path) -> None
     recording.write_text(RECORDING_SCRIPT)
     result = python([str(recording)], tmp_path, HOSTOFFLOAD_WATCH="error")
     assert result.returncode == 0, result.stderr
-    reports = json.loads(result.stdout)
+    reports = [Report.from_json(report) for report in json.loads(result.stdout)]
     assert len(reports) == 2
     lines = {line_of("# first", recording), line_of("# second", recording)}
-    assert locations_in(reports) == {(str(recording), line) for line in lines}
+    assert {place for report in reports for place in places(report)} == {
+        (str(recording), line) for line in lines
+    }
 
 
 def test_the_environment_watch_raises_at_the_users_call(script: Path) -> None:
