@@ -29,6 +29,7 @@ from typing import Any
 from hostoffload import _async_calls, _hlo
 from hostoffload._errors import mlir_diagnostics
 from hostoffload._forms import JAXLIB_RELEASES, NEEDS_JAX, Form
+from hostoffload._frames import exclude_own_files_from_jax
 from hostoffload._print import generic_text, output_file, print_generic_into
 from hostoffload.diagnostic import Diagnostic, InputError, Location, diagnostics_from_json
 
@@ -217,6 +218,7 @@ def lowered_to_generic(lowered: Any) -> bytes:
     """The StableHLO of a ``jax.stages.Lowered`` (or ``Traced``, lowered here for TPU; see
     :func:`hostoffload.check_jax`) in the generic form."""
     if not hasattr(lowered, "compiler_ir"):
+        exclude_own_files_from_jax()
         lowered = lowered.lower(lowering_platforms=("tpu",))
     return generic_text(lowered.compiler_ir("stablehlo").operation)
 

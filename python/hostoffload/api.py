@@ -9,12 +9,13 @@ from contextlib import contextmanager
 from typing import Any
 
 from hostoffload import _errors, _generic, _source
+from hostoffload._frames import exclude_own_files_from_jax
 from hostoffload.diagnostic import InputError, locations_from_json
 from hostoffload.jax_fix import Output
 from hostoffload.mlir import ir, passmanager
 from hostoffload.mlir._mlir_libs import _hostoffload
 from hostoffload.platforms import Platform, platform_named
-from hostoffload.releases import xla_release_named
+from hostoffload.releases import ChosenXlaRelease, ReleaseRequest
 from hostoffload.report import REPORT_CLASSES, PathStep, Report, Strategy
 from hostoffload.tracing import StartTrace, Trace, TraceFate
 
@@ -57,8 +58,11 @@ def check(
     host memory through, as XLA's ``xla_allow_h2h_copy_when_automatic_host_compute_offload_
     disabled`` does (the ``allow-h2h-copy`` option of ``host-offload-check``);
     ``xla_release`` names the XLA to model where releases differ, by its name (``"2026-06"``)
-    or by a libtpu release (``"0.0.42.1"``), the newest by default (:mod:`hostoffload.releases`;
-    ``ValueError`` for one it does not know).
+    or by a libtpu release (``"0.0.42.1"``); without it, ``$HOSTOFFLOAD_XLA_RELEASE`` names
+    it, else the libtpu of the TPU backend JAX has started, else the libtpu package installed
+    here, else it is the newest (:mod:`hostoffload.releases`; ``ValueError`` for one it does
+    not know). :attr:`Report.xla_release` names it and :attr:`Report.xla_release_reason` says
+    why.
 
     A finding on a line of Python source that carries ``# hostoffload: ignore[CODE]`` (or
     ``# hostoffload: ignore``, every code) is left out (:meth:`Report.without_suppressed`).
@@ -98,7 +102,7 @@ def trace_named(
     name: str | None,
     *,
     entry: str | None = None,
-    xla_release: str | None = None,
+    xla_release: str | ReleaseRequest | None = None,
 ) -> Trace:
     """:func:`trace`, naming text ``source`` ``name`` in the trace and in errors."""
     return _traced(check_named(source, name, entry=entry, xla_release=xla_release, trace=True))
@@ -130,12 +134,13 @@ def check_named(
     entry: str | None = None,
     strict: bool = False,
     allow_h2h_copy: bool = False,
-    xla_release: str | None = None,
+    xla_release: str | ReleaseRequest | None = None,
     trace: bool = False,
 ) -> Report:
-    """:func:`check`, naming text ``source`` ``name`` in the report and in errors."""
+    """:func:`check`, naming text ``source`` ``name`` in the report and in errors; a route
+    that reads more than the argument gives ``xla_release`` as a :class:`ReleaseRequest`."""
     _require_entry(entry, name)
-    release = xla_release_named(xla_release)
+    release = _chosen(xla_release)
     with _source.resolve(source, name, copy=False) as module:
         # Just parsed and verified: a second verifier pass would find nothing new.
         report = _analyze(module, entry, strict, allow_h2h_copy, release, trace)
@@ -164,6 +169,10 @@ def check_jax(
     """
     platform = platform_named(platform)
     import jax
+
+    # An op JAX inserts while lowering here (an output moved to another memory kind) is then
+    # at the user's call of check_jax, not at this file's line.
+    exclude_own_files_from_jax()
 
     if isinstance(fn, jax.stages.Wrapped):
         if jit_kwargs:
@@ -211,13 +220,13 @@ def fix_named(
     strategy: Strategy = "host",
     *,
     entry: str | None = None,
-    xla_release: str | None = None,
+    xla_release: str | ReleaseRequest | None = None,
 ) -> str:
     """:func:`fix`, naming text ``source`` ``name`` in errors."""
     if strategy not in ("host", "device"):
         raise ValueError(f"strategy must be 'host' or 'device', not {strategy!r}")
     _require_entry(entry, name)
-    options = f"strategy={strategy} xla-release={xla_release_named(xla_release)}" + (
+    options = f"strategy={strategy} xla-release={_chosen(xla_release).name}" + (
         f' entry="{entry}"' if entry else ""
     )
     with _source.resolve(source, name, copy=True) as module:
@@ -242,6 +251,14 @@ def fix_named(
         return _generic.generic_form(module.operation)
 
 
+def _chosen(xla_release: str | ReleaseRequest | None) -> ChosenXlaRelease:
+    """The release to model for the ``xla_release`` a function was given."""
+    request = (
+        xla_release if isinstance(xla_release, ReleaseRequest) else ReleaseRequest(xla_release)
+    )
+    return request.chosen()
+
+
 def _require_entry(entry: str | None, name: str | None) -> None:
     """An entry name holding a lone surrogate names no function: MLIR names are bytes, and
     this str has no UTF-8 form."""
@@ -259,7 +276,7 @@ def _analyze(
     entry: str | None,
     strict: bool,
     allow_h2h_copy: bool,
-    xla_release: str,
+    release: ChosenXlaRelease,
     trace: bool = False,
 ) -> Report:
     with no_cyclic_gc():
@@ -271,10 +288,11 @@ def _analyze(
             allow_h2h_copy,
             classes=_TRACE_CLASSES if trace else REPORT_CLASSES,
             locations=locations_from_json,
-            xla_release=xla_release,
+            xla_release=release.name,
             trace=trace,
         )
         report = Report.from_objects(data, module.name)
+    report = dataclasses.replace(report, xla_release_reason=release.reason)
     if trace:
         report = dataclasses.replace(
             report,
@@ -285,6 +303,7 @@ def _analyze(
                 source=module.name,
                 platform=module.platform,
                 xla_release=report.xla_release,
+                xla_release_reason=report.xla_release_reason,
             ),
         )
     # Only the fix reads them, and each output is read through MLIR's Python API.

@@ -16,9 +16,11 @@ import json
 import os
 import runpy
 import sys
-from collections.abc import Sequence
+import warnings
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from types import TracebackType
+from typing import TextIO
 
 from hostoffload import __version__, _forms, api, github, sarif
 from hostoffload._command import (
@@ -30,11 +32,17 @@ from hostoffload._command import (
     STDIN_NAME,
     interrupted,
 )
+from hostoffload._frames import is_library_code
 from hostoffload.codes import code_named
 from hostoffload.config import FORMATS, Config, ConfigError, find
 from hostoffload.diagnostic import InputError
 from hostoffload.platforms import Platform, chosen_platform
-from hostoffload.releases import xla_release_named
+from hostoffload.releases import (
+    ReleaseRequest,
+    UnknownLibtpuWarning,
+    environment_xla_release,
+    xla_release_named,
+)
 from hostoffload.report import LOCATION_FORMS, Report
 
 PROG = "hostoffload"
@@ -44,13 +52,14 @@ TRACE_FORMATS = ("text", "json", "html")
 def main(argv: Sequence[str] | None = None) -> int:
     args = _parser().parse_args(argv)
     try:
-        if args.command == "run":
-            return _run(args)
-        if args.command == "check":
-            return _check(args)
-        if args.command == "trace":
-            return _trace(args)
-        return _fix(args)
+        environment_xla_release()
+    except ValueError as error:
+        sys.stderr.write(f"{PROG}: error: {error}\n")
+        return EXIT_BAD_INPUT
+    try:
+        with warnings.catch_warnings():
+            warnings.showwarning = _shown_as_ours(warnings.showwarning)
+            return _command(args)
     except ConfigError as error:
         sys.stderr.write(f"{error}\n")
         return EXIT_BAD_INPUT
@@ -62,6 +71,36 @@ def main(argv: Sequence[str] | None = None) -> int:
         # A bug of ours still gets one line and exit 2 rather than a traceback.
         sys.stderr.write(f"{PROG}: internal error: {type(error).__name__}: {error}\n")
         return EXIT_BAD_INPUT
+
+
+def _command(args: argparse.Namespace) -> int:
+    if args.command == "run":
+        return _run(args)
+    if args.command == "check":
+        return _check(args)
+    if args.command == "trace":
+        return _trace(args)
+    return _fix(args)
+
+
+def _shown_as_ours(show: Callable[..., None]) -> Callable[..., None]:
+    """``warnings.showwarning`` that shows hostoffload's own warning of a libtpu it does not
+    know as one line of this command's, and every other warning (the script's) as ``show``."""
+
+    def show_warning(
+        message: Warning | str,
+        category: type[Warning],
+        filename: str,
+        lineno: int,
+        file: TextIO | None = None,
+        line: str | None = None,
+    ) -> None:
+        if issubclass(category, UnknownLibtpuWarning):
+            sys.stderr.write(f"{PROG}: warning: {message}\n")
+        else:
+            show(message, category, filename, lineno, file, line)
+
+    return show_warning
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -214,15 +253,26 @@ def _add_xla_release(parser: argparse.ArgumentParser) -> None:
         type=_xla_release,
         metavar="RELEASE",
         help="the XLA to model where releases differ: an XLA release such as 2026-06 or a "
-        "libtpu release such as 0.0.42.1 (default: the newest; docs/semantics.md)",
+        "libtpu release such as 0.0.42.1 (default: $HOSTOFFLOAD_XLA_RELEASE, else the "
+        "[tool.hostoffload] table's, else the libtpu installed here, else the newest; "
+        "docs/semantics.md)",
     )
 
 
 def _xla_release(text: str) -> str:
+    """``text`` as given, for the report to name it, once it is known to name a release."""
     try:
-        return xla_release_named(text)
+        xla_release_named(text)
     except ValueError as error:
         raise argparse.ArgumentTypeError(str(error)) from None
+    return text
+
+
+def _release_request(given: str | None, config: Config) -> ReleaseRequest:
+    """What ``--xla-release`` and the ``[tool.hostoffload]`` table say of the release."""
+    return ReleaseRequest(
+        given, given_as="--xla-release {}", configured=config.xla_release, configured_in=config.path
+    )
 
 
 def _add_ignore(parser: argparse.ArgumentParser) -> None:
@@ -278,7 +328,7 @@ def _check(args: argparse.Namespace) -> int:
                 entry=args.entry or config.entry,
                 strict=args.strict if args.strict is not None else bool(config.strict),
                 allow_h2h_copy=args.allow_h2h_copy,
-                xla_release=args.xla_release,
+                xla_release=_release_request(args.xla_release, config),
             )
         except InputError as error:
             sys.stderr.write(f"{error}\n")
@@ -321,11 +371,12 @@ def _trace(args: argparse.Namespace) -> int:
     failed = mismatched = False
     configs: dict[Path, Config] = {}
     for file in files:
+        config = _config_of(file, configs)
         try:
             trace = api.trace_named(
                 *_read(file),
-                entry=args.entry or _config_of(file, configs).entry,
-                xla_release=args.xla_release,
+                entry=args.entry or config.entry,
+                xla_release=_release_request(args.xla_release, config),
             )
         except InputError as error:
             sys.stderr.write(f"{error}\n")
@@ -392,9 +443,12 @@ def _colour_wanted() -> bool:
 
 def _fix(args: argparse.Namespace) -> int:
     try:
-        entry = args.entry or _config_of(args.file, {}).entry
+        config = _config_of(args.file, {})
         fixed = api.fix_named(
-            *_read(args.file), args.strategy, entry=entry, xla_release=args.xla_release
+            *_read(args.file),
+            args.strategy,
+            entry=args.entry or config.entry,
+            xla_release=_release_request(args.xla_release, config),
         )
     except InputError as error:
         sys.stderr.write(f"{error}\n")
@@ -434,9 +488,8 @@ def _run(args: argparse.Namespace) -> int:
     action = "warn" if args.warn else "error"
     strict = args.strict if args.strict is not None else bool(config.strict)
     ignore = [*args.ignore, *config.ignore]
-    with watch(
-        action, strict=strict, ignore=ignore, platform=platform, xla_release=args.xla_release
-    ):
+    release = _release_request(args.xla_release, config)
+    with watch(action, strict=strict, ignore=ignore, platform=platform, xla_release=release):
         try:
             # By the absolute path that `python SCRIPT` names the script's frames by.
             runpy.run_path(os.path.join(os.getcwd(), args.script), run_name="__main__")
@@ -470,8 +523,6 @@ def _without_own_frames(trace: TracebackType | None) -> TracebackType | None:
 
 def _to_last_call_of_the_script(trace: TracebackType | None) -> TracebackType | None:
     """``trace`` up to its last frame outside JAX and hostoffload, where there is one."""
-    from hostoffload.compile_hook import is_library_code
-
     last = None
     frame = trace
     while frame is not None:

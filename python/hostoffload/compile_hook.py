@@ -35,10 +35,10 @@ import sys
 import threading
 import warnings
 from collections.abc import Callable, Sequence
-from pathlib import Path
 from types import ModuleType, TracebackType
 from typing import TYPE_CHECKING, Any, Literal, TypeVar
 
+from hostoffload._frames import caller_stacklevel, exclude_own_files_from_jax
 from hostoffload.platforms import (
     DEFAULT_PLATFORM,
     OFFLOADING_PLATFORMS,
@@ -46,6 +46,7 @@ from hostoffload.platforms import (
     chosen_platform,
     platform_named,
 )
+from hostoffload.releases import ReleaseRequest, environment_xla_release, xla_release_named
 
 if TYPE_CHECKING:
     from hostoffload.report import Report
@@ -99,7 +100,8 @@ class watch:  # Lower case: it reads as a function, ``with hostoffload.watch():`
     """Checks every program JAX compiles while active; see the module's documentation.
 
     ``strict``, ``xla_release`` and ``ignore`` are those of :func:`hostoffload.check` and
-    ``--ignore``;
+    ``--ignore``; without ``xla_release``, the release is chosen as each program is checked,
+    so that a TPU backend JAX starts meanwhile decides it (:mod:`hostoffload.releases`);
     ``platform`` is the platform whose lowering is checked when JAX compiles for one whose
     XLA does not offload (CPU): ``"tpu"`` (default) or ``"cuda"``. ``mismatches`` holds a
     :class:`MismatchError` for every program that had errors (after ``ignore``), in the order
@@ -114,18 +116,18 @@ class watch:  # Lower case: it reads as a function, ``with hostoffload.watch():`
         strict: bool = False,
         ignore: Sequence[str] = (),
         platform: Platform = DEFAULT_PLATFORM,
-        xla_release: str | None = None,
+        xla_release: str | ReleaseRequest | None = None,
     ) -> None:
         if action not in ACTIONS:
             raise ValueError(f"action must be one of {', '.join(ACTIONS)}, not {action!r}")
-        if xla_release is not None:
-            # Imported here, and only for a release given: it loads MLIR (see _check).
-            from hostoffload.releases import xla_release_named
-
-            xla_release = xla_release_named(xla_release)
+        if isinstance(xla_release, str):
+            xla_release = ReleaseRequest(xla_release)
         self.action = action
         self.strict = strict
-        self.xla_release = xla_release
+        #: The release given, by name; ``None`` where the one to model is chosen as each
+        #: program is checked (:mod:`hostoffload.releases`).
+        self.xla_release = _release_named(xla_release)
+        self._release_request = xla_release
         self.ignore = frozenset(ignore)
         self.platform = platform_named(platform)
         self.mismatches: list[MismatchError] = []
@@ -156,7 +158,7 @@ class watch:  # Lower case: it reads as a function, ``with hostoffload.watch():`
                 "strict": self.strict,
                 "ignore": self.ignore,
                 "platform": self.platform,
-                "xla_release": self.xla_release,
+                "xla_release": self._release_request,
             }
             with watch(self.action, **options) as inner:
                 try:
@@ -174,7 +176,7 @@ class watch:  # Lower case: it reads as a function, ``with hostoffload.watch():`
 
         name = _module_name(module)
         try:
-            report = _check(module, self.strict, self.xla_release, name, platform)
+            report = _check(module, self.strict, self._release_request, name, platform)
         except InputError as error:
             # Never keep a program from compiling because we could not read it.
             _warn_unchecked(name, str(error))
@@ -187,7 +189,7 @@ class watch:  # Lower case: it reads as a function, ``with hostoffload.watch():`
         mismatch = MismatchError(report, outputs)
         self.mismatches.append(mismatch)
         if self.action == "warn":
-            warnings.warn(MismatchWarning(report, outputs), stacklevel=_caller_stacklevel())
+            warnings.warn(MismatchWarning(report, outputs), stacklevel=caller_stacklevel())
         return mismatch if self.action == "error" else None
 
     def inspect_computation(self, computation: Any) -> MismatchError | None:
@@ -238,7 +240,7 @@ def install() -> None:
         try:
             import jax._src.compiler as compiler
             import jax._src.interpreters.pxla as pxla
-            from jax._src import pjit, traceback_util
+            from jax._src import pjit
         except ImportError as error:
             raise RuntimeError(f"hostoffload.watch needs jax: {error}") from None
         original_compile_or_get_cached = _hooked(compiler, COMPILER_MODULE, COMPILE_FUNCTION)
@@ -290,9 +292,9 @@ def install() -> None:
         cached_lowerings = getattr(pjit, "_pjit_lower", None)
         if cached_lowerings is not None and hasattr(cached_lowerings, "cache_clear"):
             cached_lowerings.cache_clear()
-        # JAX leaves the frames of excluded paths out of the tracebacks of errors raised
-        # through its API: a MismatchError then points at the user's jit call.
-        traceback_util.register_exclusion(str(Path(__file__).parent))
+        # A MismatchError then points at the user's jit call, and an op JAX inserts while the
+        # hook lowers again takes the user's line, not the hook's.
+        exclude_own_files_from_jax()
         _installed = True
 
 
@@ -308,7 +310,8 @@ def _hooked(module: ModuleType, module_name: str, name: str) -> Any:
 
 def start_from_environment() -> watch | None:
     """Starts the watch ``HOSTOFFLOAD_WATCH`` asks for, for the rest of the process, on the
-    platform ``HOSTOFFLOAD_PLATFORM`` names (TPU by default)."""
+    platform ``HOSTOFFLOAD_PLATFORM`` names (TPU by default), modelling the XLA release
+    ``HOSTOFFLOAD_XLA_RELEASE`` names (else that of the libtpu where it runs)."""
     value = os.environ.get(ENVIRONMENT_VARIABLE, "").strip().lower()
     if value in ("", "0"):
         return None
@@ -322,6 +325,7 @@ def start_from_environment() -> watch | None:
         return None
     try:
         platform = chosen_platform()
+        environment_xla_release()
     except ValueError as error:
         warnings.warn(f"{error}: not watching", stacklevel=2)
         return None
@@ -376,39 +380,31 @@ def output_paths(module: Any) -> tuple[str, ...] | None:
     return None
 
 
+def _release_named(request: ReleaseRequest | None) -> str | None:
+    """The name of the release ``request`` gives; ``ValueError`` for one there is not, before
+    any program is checked."""
+    if request is None or request.given is None:
+        return None
+    # Only for a release given: the table loads MLIR (see _check).
+    return xla_release_named(request.given)
+
+
 def _check(
-    module: Any, strict: bool, xla_release: str | None, name: str, platform: str | None
+    module: Any,
+    strict: bool,
+    xla_release: ReleaseRequest | None,
+    name: str,
+    platform: str | None,
 ) -> Report:
     # Imported here: hostoffload.api loads MLIR, which importing this module must not.
     from hostoffload import api
 
-    report = api.check(module, strict=strict, xla_release=xla_release)
+    report = api.check_named(module, None, strict=strict, xla_release=xla_release)
     return dataclasses.replace(report, source=name, platform=platform)
 
 
 def _warn_unchecked(name: str, why: str) -> None:
-    warnings.warn(f"hostoffload could not check {name}: {why}", stacklevel=_caller_stacklevel())
-
-
-def is_library_code(file_name: str) -> bool:
-    """Whether ``file_name`` is a source file of JAX or of hostoffload, not the user's."""
-    libraries = tuple(
-        f"{Path(module.__file__).parent}{os.sep}"
-        for module in (sys.modules.get("jax"), sys.modules[__package__ or "hostoffload"])
-        if module is not None and module.__file__ is not None
-    )
-    return file_name.startswith(libraries)
-
-
-def _caller_stacklevel() -> int:
-    """The ``stacklevel`` of the innermost frame outside JAX and hostoffload: the line of the
-    user's program that made JAX compile, for the warning to point at."""
-    frame = sys._getframe(1)
-    level = 1
-    while frame is not None and is_library_code(frame.f_code.co_filename):
-        frame = frame.f_back
-        level += 1
-    return level
+    warnings.warn(f"hostoffload could not check {name}: {why}", stacklevel=caller_stacklevel())
 
 
 def _module_name(module: Any) -> str:

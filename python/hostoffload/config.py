@@ -1,5 +1,5 @@
 """The ``[tool.hostoffload]`` table of ``pyproject.toml``: a project's defaults for
-``hostoffload check``, ``fix`` and ``run`` and for ``pytest --hostoffload``.
+``hostoffload check``, ``fix``, ``trace`` and ``run`` and for ``pytest --hostoffload``.
 
 The table is found as ruff finds its own: from a directory upward, the nearest
 ``pyproject.toml`` that has a ``[tool.hostoffload]`` table (one without it is passed over), up
@@ -59,6 +59,9 @@ class Config:
     entry: str | None = None
     platform: Platform | None = None
     format: Format | None = None
+    #: As written (a release's name or a libtpu version), for the report to say where it came
+    #: from; known to be one of the table's.
+    xla_release: str | None = None
 
 
 def find(directory: Path | str | None = None) -> Config:
@@ -157,6 +160,16 @@ def _platform(value: object) -> Platform:
     return platform_named(value)
 
 
+def _xla_release(value: object) -> str:
+    if not isinstance(value, str):
+        raise TypeError(f'must be a string, e.g. "0.0.42.1" or "2026-06", not {value!r}')
+    # Imported here: the table is the extension's, which loads MLIR.
+    from hostoffload.releases import xla_release_named
+
+    xla_release_named(value)
+    return value
+
+
 def _format(value: object) -> Format:
     if value not in FORMATS:
         raise ValueError(f"must be one of {', '.join(FORMATS)}, not {value!r}")
@@ -170,4 +183,5 @@ _READERS = {
     "entry": _entry,
     "platform": _platform,
     "format": _format,
+    "xla_release": _xla_release,
 }

@@ -16,6 +16,7 @@ import pytest
 
 if TYPE_CHECKING:
     from hostoffload.platforms import Platform
+    from hostoffload.releases import ReleaseRequest
 
 OPTION = "--hostoffload"
 PLUGIN_NAME = "hostoffload-checker"
@@ -43,6 +44,14 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         "(default, or the [tool.hostoffload] table's, or $HOSTOFFLOAD_PLATFORM) or cuda",
     )
     group.addoption(
+        "--hostoffload-xla-release",
+        default=None,
+        metavar="RELEASE",
+        help="with --hostoffload, the XLA to model where releases differ: an XLA release such "
+        "as 2026-06 or a libtpu release such as 0.0.42.1 (default: $HOSTOFFLOAD_XLA_RELEASE, "
+        "the [tool.hostoffload] table's, the libtpu JAX runs or is installed, else the newest)",
+    )
+    group.addoption(
         "--hostoffload-strict",
         action=argparse.BooleanOptionalAction,
         help="with --hostoffload, device compute on host memory is error HOE101 "
@@ -56,6 +65,7 @@ def pytest_configure(config: pytest.Config) -> None:
     from hostoffload.codes import code_named
     from hostoffload.config import ConfigError, find
     from hostoffload.platforms import chosen_platform
+    from hostoffload.releases import ReleaseRequest, environment_xla_release, xla_release_named
 
     try:
         # The project's [tool.hostoffload] table, the defaults of the options.
@@ -71,14 +81,32 @@ def pytest_configure(config: pytest.Config) -> None:
         platform = chosen_platform(config.getoption("--hostoffload-platform") or table.platform)
     except ValueError as error:
         raise pytest.UsageError(f"--hostoffload-platform: {error}") from None
+    given_release = config.getoption("--hostoffload-xla-release")
+    try:
+        if given_release is not None:
+            xla_release_named(given_release)
+    except ValueError as error:
+        raise pytest.UsageError(f"--hostoffload-xla-release: {error}") from None
+    try:
+        environment_xla_release()
+    except ValueError as error:
+        raise pytest.UsageError(str(error)) from None
+    release = ReleaseRequest(
+        given_release,
+        given_as="--hostoffload-xla-release {}",
+        configured=table.xla_release,
+        configured_in=table.path,
+    )
     strict = config.getoption("--hostoffload-strict")
     if strict is None:
         strict = bool(table.strict)
-    checker = _checker(ignore=ignore, strict=strict, platform=platform)
+    checker = _checker(ignore=ignore, strict=strict, platform=platform, release=release)
     config.pluginmanager.register(checker, PLUGIN_NAME)
 
 
-def _checker(*, ignore: tuple[str, ...], strict: bool, platform: Platform) -> object:
+def _checker(
+    *, ignore: tuple[str, ...], strict: bool, platform: Platform, release: ReleaseRequest
+) -> object:
     """The plugin object that watches each test's call (not its fixtures) and fails it on any
     program whose lowering for ``platform`` has errors. Its class is made here, not when this
     module is imported: the new-style hook wrapper needs pytest 8, which only ``--hostoffload``
@@ -89,7 +117,9 @@ def _checker(*, ignore: tuple[str, ...], strict: bool, platform: Platform) -> ob
         def pytest_runtest_call(self, item: pytest.Item) -> Generator[None, Any, Any]:
             from hostoffload.compile_hook import watch
 
-            with watch("record", strict=strict, ignore=ignore, platform=platform) as watcher:
+            with watch(
+                "record", strict=strict, ignore=ignore, platform=platform, xla_release=release
+            ) as watcher:
                 try:
                     result = yield
                 except BaseException as error:

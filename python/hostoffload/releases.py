@@ -1,16 +1,36 @@
-"""The XLA releases the check can model, as the analysis declares them.
+"""The XLA releases the check can model, as the analysis declares them, and the one it models.
 
-Where XLA's host offloading changed between releases, the check models one: the newest by
-default, or the one ``xla_release=`` (``--xla-release``, the pass option ``xla-release=``)
-names, by its name (``"2026-06"``) or by a libtpu release that carries it (``"0.0.42.1"``).
-The table is the C++ one (``cpp/include/hostoffload/XlaReleases.def``), read through the
-extension; docs/semantics.md states each rule that differs.
+Where XLA's host offloading changed between releases, the check models one, named by its name
+(``"2026-06"``) or by a libtpu release that carries it (``"0.0.42.1"``). Every route (the API,
+:class:`hostoffload.watch`, ``HOSTOFFLOAD_WATCH``, ``pytest --hostoffload``, the command line)
+chooses it by :meth:`ReleaseRequest.chosen`, in this order: the one it is given (``xla_release=``,
+``--xla-release``), ``$HOSTOFFLOAD_XLA_RELEASE``, the ``xla_release`` key of the project's
+``[tool.hostoffload]`` table (the command line and the pytest plugin), the libtpu of the TPU
+backend JAX has already started (known by its build line), the libtpu package installed here
+(its version, from the package's metadata), else the newest. libtpu itself is never loaded and
+no backend is started. The table is the C++ one (``cpp/include/hostoffload/XlaReleases.def``),
+read through the extension; docs/semantics.md states each rule that differs.
 """
 
 from __future__ import annotations
 
+import os
+import sys
+import threading
+import warnings
 from dataclasses import dataclass
 from functools import cache
+from pathlib import Path
+
+from hostoffload._frames import caller_stacklevel
+
+ENVIRONMENT_VARIABLE = "HOSTOFFLOAD_XLA_RELEASE"
+#: The distribution whose version names the libtpu installed here.
+LIBTPU_DISTRIBUTION = "libtpu"
+#: JAX's module that holds the backends it has started, read without starting any.
+_JAX_BACKENDS_MODULE = "jax._src.xla_bridge"
+#: How the reason names a release given as ``xla_release=``: formatted with the text given.
+ARGUMENT = "xla_release={!r}"
 
 
 @dataclass(frozen=True)
@@ -51,6 +71,17 @@ def xla_releases() -> dict[str, XlaRelease]:
     }
 
 
+def modelled_on(xla_release: str | None, reason: str | None) -> str:
+    """`` (modelled on XLA 2026-06: libtpu 0.0.42.1, installed here)``, for a summary line:
+    the release and why, or the libtpu releases that carry it where the reason is unknown;
+    nothing where the release is."""
+    if xla_release is None:
+        return ""
+    if reason is None:
+        return f" (modelled on {xla_releases()[xla_release].describe()})"
+    return f" (modelled on {ChosenXlaRelease(xla_release, reason).describe()})"
+
+
 def newest_xla_release() -> str:
     """The name of the release the check models unless told otherwise."""
     return list(xla_releases())[-1]
@@ -65,9 +96,9 @@ def xla_release_named(text: str | None) -> str:
     releases = xla_releases()
     if text in releases:
         return text
-    for release in releases.values():
-        if any(libtpu.version == text for libtpu in release.libtpu):
-            return release.name
+    libtpu = _libtpu_of_version(text)
+    if libtpu is not None:
+        return libtpu.xla_release
     versions = ", ".join(libtpu.version for r in releases.values() for libtpu in r.libtpu)
     raise ValueError(
         f"unknown XLA release {text!r}; use an XLA release ({', '.join(releases)}) "
@@ -79,8 +110,156 @@ def xla_release_of_platform_version(platform_version: str) -> str:
     """The name of the XLA release that the libtpu whose ``platform_version`` (a device's
     ``client.platform_version``) ends with a known build line carries; ``ValueError`` for a
     build this table does not know."""
+    libtpu = libtpu_of_platform_version(platform_version)
+    if libtpu is None:
+        raise ValueError(f"no known libtpu release was built as {platform_version!r}")
+    return libtpu.xla_release
+
+
+def libtpu_of_platform_version(platform_version: str) -> LibtpuRelease | None:
+    """The known libtpu release whose build line ends ``platform_version``; ``None`` if none."""
     for release in xla_releases().values():
         for libtpu in release.libtpu:
             if platform_version.strip().endswith(libtpu.build_line):
-                return release.name
-    raise ValueError(f"no known libtpu release was built as {platform_version!r}")
+                return libtpu
+    return None
+
+
+def _libtpu_of_version(version: str) -> LibtpuRelease | None:
+    """The known libtpu release of ``version``; ``None`` if none."""
+    for release in xla_releases().values():
+        for libtpu in release.libtpu:
+            if libtpu.version == version:
+                return libtpu
+    return None
+
+
+class UnknownLibtpuWarning(UserWarning):
+    """The libtpu where the program runs is not one the table knows: the newest is modelled."""
+
+
+@dataclass(frozen=True)
+class ChosenXlaRelease:
+    """The XLA release a check models (its name) and why (``reason``, in words)."""
+
+    name: str
+    reason: str
+
+    def describe(self) -> str:
+        """E.g. ``XLA 2026-06: libtpu 0.0.42.1, installed here``, for reports."""
+        return f"XLA {self.name}: {self.reason}"
+
+
+@dataclass(frozen=True)
+class ReleaseRequest:
+    """What a route was told of the XLA release to model; :meth:`chosen` says which it is.
+
+    ``given`` is the route's own option (``xla_release=``, ``--xla-release``), named in the
+    reason as ``given_as`` formats it; ``configured`` the ``xla_release`` key of the
+    ``[tool.hostoffload]`` table in ``configured_in``. Both are release names or libtpu
+    versions, checked by whoever read them.
+    """
+
+    given: str | None = None
+    given_as: str = ARGUMENT
+    configured: str | None = None
+    configured_in: Path | None = None
+
+    def chosen(self) -> ChosenXlaRelease:
+        """The release to model now: the one given, else ``$HOSTOFFLOAD_XLA_RELEASE``'s, else
+        the one configured, else that of the libtpu where the program runs
+        (:func:`running_xla_release`). ``ValueError`` for a name there is not, the
+        environment variable's naming it."""
+        if self.given is not None:
+            return ChosenXlaRelease(xla_release_named(self.given), self.given_as.format(self.given))
+        from_environment = environment_xla_release()
+        if from_environment is not None:
+            return from_environment
+        if self.configured is not None:
+            where = f" in {self.configured_in}" if self.configured_in is not None else ""
+            reason = f"xla_release = {self.configured!r}{where}"
+            return ChosenXlaRelease(xla_release_named(self.configured), reason)
+        return running_xla_release()
+
+
+def environment_xla_release() -> ChosenXlaRelease | None:
+    """The release ``$HOSTOFFLOAD_XLA_RELEASE`` names, ``None`` where it is unset or empty;
+    ``ValueError`` naming the variable for a name there is not."""
+    value = os.environ.get(ENVIRONMENT_VARIABLE, "").strip()
+    if not value:
+        return None
+    try:
+        name = xla_release_named(value)
+    except ValueError as error:
+        raise ValueError(f"{ENVIRONMENT_VARIABLE}: {error}") from None
+    return ChosenXlaRelease(name, f"{ENVIRONMENT_VARIABLE}={value}")
+
+
+def chosen_xla_release(given: str | None = None) -> ChosenXlaRelease:
+    """The release :func:`hostoffload.check` models when given ``xla_release=given``."""
+    return ReleaseRequest(given).chosen()
+
+
+def running_xla_release() -> ChosenXlaRelease:
+    """The release of the libtpu where the program runs: that of the TPU backend JAX has
+    already started, known by its build line, else that of the libtpu package installed here,
+    known by its version, else the newest. A libtpu the table does not know is modelled as the
+    newest, with an :class:`UnknownLibtpuWarning` naming its build, once per build."""
+    platform_version = _tpu_backend_platform_version()
+    if platform_version is not None:
+        libtpu = libtpu_of_platform_version(platform_version)
+        if libtpu is not None:
+            reason = f"libtpu {libtpu.version}, of the TPU backend JAX started"
+            return ChosenXlaRelease(libtpu.xla_release, reason)
+        build = (platform_version.strip().splitlines() or [""])[-1]
+        return _unknown_libtpu(f"the libtpu of the TPU backend JAX started ({build})")
+    version = _installed_libtpu_version()
+    if version is None:
+        return ChosenXlaRelease(newest_xla_release(), "the newest; no libtpu installed here")
+    libtpu = _libtpu_of_version(version)
+    if libtpu is not None:
+        return ChosenXlaRelease(libtpu.xla_release, f"libtpu {version}, installed here")
+    return _unknown_libtpu(f"libtpu {version}, installed here")
+
+
+def _tpu_backend_platform_version() -> str | None:
+    """The ``platform_version`` of the TPU backend JAX has started, ``None`` if it has none:
+    JAX's table of started backends is read, never filled (that would start them)."""
+    bridge = sys.modules.get(_JAX_BACKENDS_MODULE)
+    backends = getattr(bridge, "_backends", None)
+    if not isinstance(backends, dict):
+        return None
+    client = backends.get("tpu")
+    platform_version = getattr(client, "platform_version", None)
+    return platform_version if isinstance(platform_version, str) else None
+
+
+def _installed_libtpu_version() -> str | None:
+    """The version of the libtpu package installed here, from its metadata (never loaded)."""
+    import importlib.metadata
+
+    try:
+        return importlib.metadata.version(LIBTPU_DISTRIBUTION)
+    except importlib.metadata.PackageNotFoundError:
+        return None
+
+
+_warned_builds: set[str] = set()
+_warned_lock = threading.Lock()
+
+
+def _unknown_libtpu(libtpu: str) -> ChosenXlaRelease:
+    """The newest, for the ``libtpu`` named, which the table does not know; warns once for it."""
+    newest = newest_xla_release()
+    with _warned_lock:
+        first = libtpu not in _warned_builds
+        _warned_builds.add(libtpu)
+    if first:
+        warnings.warn(
+            UnknownLibtpuWarning(
+                f"{libtpu}: not a libtpu release hostoffload knows; the check models the "
+                f"newest XLA it knows, {newest} (docs/semantics.md, section 15)"
+            ),
+            stacklevel=caller_stacklevel(),
+        )
+    return ChosenXlaRelease(newest, f"the newest, for {libtpu}, which is not one known")

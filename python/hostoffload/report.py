@@ -28,7 +28,7 @@ from hostoffload.diagnostic import (
     locations_from_json,
     render,
 )
-from hostoffload.releases import xla_releases
+from hostoffload.releases import modelled_on
 from hostoffload.starts import (
     PathStep,
     ReadLocation,
@@ -185,6 +185,10 @@ class Report:
     #: The XLA release whose behaviour the findings model (:mod:`hostoffload.releases`);
     #: ``None`` in a report read from JSON written before releases were told apart.
     xla_release: str | None = None
+    #: Why it is that release, in words: ``"libtpu 0.0.42.1, installed here"``,
+    #: ``"--xla-release 2026-06"`` (:meth:`hostoffload.releases.ReleaseRequest.chosen`);
+    #: ``None`` where unknown (a report read from JSON that does not say).
+    xla_release_reason: str | None = None
     #: Where every start's host memory goes, when the check was asked for it
     #: (``check(..., trace=True)``); else ``None``. :meth:`to_json` leaves it out.
     trace: Trace | None = None
@@ -220,7 +224,7 @@ class Report:
         outputs: Sequence[str] | None = None,
     ) -> str:
         """The compiler-style text (``str(report)``): the findings, then a ``source: @main: 2
-        errors, 1 warning (modelled on XLA 2026-09: libtpu 0.0.49 to 0.0.52)`` line, a note
+        errors, 1 warning (modelled on XLA 2026-06: libtpu 0.0.42.1, installed here)`` line, a note
         on how to get Python lines if the module has no debug info
         (:data:`WITHOUT_DEBUG_INFO_HINT`), and a line with XLA's page on E1200 if found, unless
         ``summary`` is false, then :meth:`jax_fix` (of ``outputs``) indented if ``jax_fix`` is
@@ -252,10 +256,8 @@ class Report:
         return "\n".join(lines)
 
     def _modelled(self) -> str:
-        """Which XLA the findings model, for the summary line; nothing where unknown."""
-        if self.xla_release is None:
-            return ""
-        return f" (modelled on {xla_releases()[self.xla_release].describe()})"
+        """Which XLA the findings model and why, for the summary line; nothing where unknown."""
+        return modelled_on(self.xla_release, self.xla_release_reason)
 
     def ignoring(self, codes: Iterable[str]) -> Report:
         """This report without the findings whose code is in ``codes`` (a former code such as
@@ -330,6 +332,7 @@ class Report:
             platform=data.get("platform"),
             outputs=_outputs_from_json(data.get("outputs")),
             xla_release=data.get("xla_release"),
+            xla_release_reason=data.get("xla_release_reason"),
         )
 
     @classmethod
@@ -364,7 +367,9 @@ class Report:
             start_indices.setdefault(start, index)
         table = LocationTable() if locations == "table" else None
         location: WriteLocation = Location.to_json if table is None else table.index
-        data = header_json(self.source, self.platform, self.xla_release, self.entry)
+        data = header_json(
+            self.source, self.platform, self.xla_release, self.xla_release_reason, self.entry
+        )
         data["findings"] = [finding.to_json(start_indices, location) for finding in self.findings]
         data["starts"] = [start.to_json(location) for start in self.starts]
         if self.outputs is not None:

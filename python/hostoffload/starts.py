@@ -69,7 +69,11 @@ class PathStep:
 
 
 def header_json(
-    source: str | None, platform: str | None, xla_release: str | None, entry: str
+    source: str | None,
+    platform: str | None,
+    xla_release: str | None,
+    xla_release_reason: str | None,
+    entry: str,
 ) -> dict[str, Any]:
     """What a report's or a trace's JSON begins with: the members known of the module."""
     data: dict[str, Any] = {}
@@ -79,5 +83,7 @@ def header_json(
         data["platform"] = platform
     if xla_release is not None:
         data["xla_release"] = xla_release
+    if xla_release_reason is not None:
+        data["xla_release_reason"] = xla_release_reason
     data["entry"] = entry
     return data

@@ -21,18 +21,19 @@ def assert_no_mismatch(
     *args: Any,
     platform: Platform = "tpu",
     ignore: Sequence[str] = (),
+    xla_release: str | None = None,
     **jit_kwargs: Any,
 ) -> Report:
     """Lowers ``fn`` at ``args`` as :func:`hostoffload.check_jax` does and checks it.
 
     Raises ``AssertionError`` whose message is the report when it has errors (after dropping
-    the codes in ``ignore``); returns the report otherwise, warnings included. ``platform``
-    and ``jit_kwargs`` are those of :func:`hostoffload.check_jax`.
+    the codes in ``ignore``); returns the report otherwise, warnings included. ``platform``,
+    ``xla_release`` and ``jit_kwargs`` are those of :func:`hostoffload.check_jax`.
     """
     __tracebackhide__ = True  # pytest shows the caller's line, not this one.
     from hostoffload import api
 
-    report = api.check_jax(fn, *args, platform=platform, **jit_kwargs)
+    report = api.check_jax(fn, *args, platform=platform, xla_release=xla_release, **jit_kwargs)
     report = report.ignoring(ignore)
     if not report.ok:
         raise AssertionError(report.to_text(jax_fix=True))

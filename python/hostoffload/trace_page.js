@@ -99,7 +99,10 @@ function drawHeader() {
   const facts = [["entry", `@${trace.entry}`]];
   if (trace.source !== undefined) facts.unshift(["source", trace.source]);
   if (trace.platform !== undefined) facts.push(["platform", trace.platform]);
-  if (trace.xla_release !== undefined) facts.push(["modelled on XLA", trace.xla_release]);
+  if (trace.xla_release !== undefined) {
+    const reason = trace.xla_release_reason === undefined ? "" : `: ${trace.xla_release_reason}`;
+    facts.push(["modelled on XLA", `${trace.xla_release}${reason}`]);
+  }
   facts.forEach(([label, value], i) => {
     if (i > 0) meta.append(" · ");
     meta.append(`${label} `, el("code", null, value));

@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 from hostoffload.diagnostic import Location
+from hostoffload.releases import modelled_on
 from hostoffload.starts import PathStep, Start, header_json
 
 FateKind = Literal["device", "host_compute", "output", "mismatch", "host_call"]
@@ -124,6 +125,8 @@ class Trace:
     source: str | None = None
     platform: str | None = None
     xla_release: str | None = None
+    #: Why it is that release, as :attr:`hostoffload.Report.xla_release_reason` says.
+    xla_release_reason: str | None = None
 
     @property
     def totals(self) -> Totals:
@@ -161,7 +164,9 @@ class Trace:
 
     def to_json(self, *, indent: int | None = None) -> str:
         """The trace as ``trace.schema.json`` declares it."""
-        data = header_json(self.source, self.platform, self.xla_release, self.entry)
+        data = header_json(
+            self.source, self.platform, self.xla_release, self.xla_release_reason, self.entry
+        )
         data["starts"] = [
             _start_json(start, trace) for start, trace in zip(self.starts, self.traces, strict=True)
         ]
@@ -201,6 +206,7 @@ class Trace:
             f"{_count(totals.host_compute_ops, 'host-compute op')}, "
             f"{_count(totals.mismatches, 'E1200 output')}, "
             f"{_count(totals.unused_starts, 'unused start')}"
+            f"{modelled_on(self.xla_release, self.xla_release_reason)}"
         )
         return "\n".join(out)
 

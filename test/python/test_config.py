@@ -65,9 +65,11 @@ def test_every_key_read(tmp_path: Path) -> None:
         entry = "step"
         platform = "tpu"
         format = "sarif"
+        xla_release = "0.0.42.1"
         """,
     )
-    # A former code names the code it became, as --ignore reads it.
+    # A former code names the code it became, as --ignore reads it; the release is kept as
+    # written, for the report to say where it came from.
     assert find(tmp_path) == Config(
         path=path,
         ignore=("HOW103", "HOW101"),
@@ -75,6 +77,7 @@ def test_every_key_read(tmp_path: Path) -> None:
         entry="step",
         platform="tpu",
         format="sarif",
+        xla_release="0.0.42.1",
     )
 
 
@@ -88,6 +91,8 @@ def test_every_key_read(tmp_path: Path) -> None:
         ('entry = ""', "[tool.hostoffload] entry: must be the name of a function"),
         ('platform = "gpu"', "[tool.hostoffload] platform: platform must be 'tpu' or 'cuda'"),
         ('format = "xml"', "[tool.hostoffload] format: must be one of text, json, sarif, github"),
+        ("xla_release = 42", '[tool.hostoffload] xla_release: must be a string, e.g. "0.0.42.1"'),
+        ('xla_release = "0.0.44"', "[tool.hostoffload] xla_release: unknown XLA release '0.0.44'"),
     ],
 )
 def test_a_bad_key_or_value_names_the_file_and_the_key(
@@ -284,4 +289,5 @@ def test_the_table_of_the_docs_is_read_as_they_say(tmp_path: Path) -> None:
         entry="main",
         platform="tpu",
         format="text",
+        xla_release="0.0.42.1",
     )

@@ -296,6 +296,7 @@ def training_step() -> Json:
         source="train_step.mlir",
         platform="tpu",
         xla_release="2026-09",
+        xla_release_reason="libtpu 0.0.52, installed here",
     )
 
 
@@ -566,7 +567,9 @@ def test_the_header_shows_the_totals_per_step(tmp_path: Path) -> None:
     bad = [card.attrs["data-total"] for card in dom.all(class_="card") if "bad" in card.classes]
     assert bad == ["mismatches"]
     meta = dom.one(id="meta").text
-    assert "train_step.mlir" in meta and "@main" in meta and "2026-09" in meta and "tpu" in meta
+    assert "train_step.mlir" in meta and "@main" in meta and "tpu" in meta
+    # Which XLA the trace models, and why.
+    assert "modelled on XLA 2026-09: libtpu 0.0.52, installed here" in meta
     assert dom.one("title").text == "hostoffload trace: train_step.mlir"
 
 
