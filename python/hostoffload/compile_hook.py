@@ -39,6 +39,8 @@ from pathlib import Path
 from types import ModuleType, TracebackType
 from typing import TYPE_CHECKING, Any, Literal, TypeVar
 
+from hostoffload._cells import shell as ipython_shell
+from hostoffload._cells import with_cell_names
 from hostoffload.platforms import (
     DEFAULT_PLATFORM,
     OFFLOADING_PLATFORMS,
@@ -77,10 +79,29 @@ class _Mismatch:
     def __init__(self, report: Report, outputs: Sequence[str] | None = None) -> None:
         self.report = report
         self.outputs = tuple(outputs) if outputs is not None else None
-        super().__init__(report.to_text(jax_fix=True, outputs=outputs))
+        super().__init__(_message(report, outputs))
 
     def __reduce__(self) -> tuple[Any, ...]:
         return (type(self), (self.report, self.outputs))
+
+    def _repr_html_(self) -> str:
+        """The report in a notebook, headed by what happened (:mod:`hostoffload._html`)."""
+        from hostoffload._html import report_html
+
+        platform = (self.report.platform or "its platform").upper()
+        what = "stopped before XLA compiled" if isinstance(self, Exception) else "compiled"
+        heading = (
+            f"{type(self).__name__}: XLA for {platform} would reject "
+            f"{self.report.source or 'the program'}; {what} it"
+        )
+        return report_html(self.report, outputs=self.outputs, heading=heading)
+
+    def _render_traceback_(self) -> list[str]:
+        """IPython's traceback of the error, after showing the report in a Jupyter kernel
+        (IPython asks an exception for its traceback by this method)."""
+        from hostoffload.notebook import render_traceback
+
+        return render_traceback(self)
 
 
 class MismatchError(_Mismatch, Exception):
@@ -146,8 +167,22 @@ class watch:  # Lower case: it reads as a function, ``with hostoffload.watch():`
         error: BaseException | None,
         traceback: TracebackType | None,
     ) -> None:
+        self.stop()
+
+    def start(self) -> watch:
+        """Watches until :meth:`stop`, not for a block: every later compile of the process
+        (a notebook's later cells). Unlike ``with``, it does not import JAX: the hooks go in
+        when JAX is imported."""
         with _lock:
-            _active.remove(self)
+            _active.append(self)
+        _install_with_jax()
+        return self
+
+    def stop(self) -> None:
+        """Stops watching (nothing if not watching)."""
+        with _lock:
+            if self in _active:
+                _active.remove(self)
 
     def __call__(self, function: _Function) -> _Function:
         @functools.wraps(function)
@@ -187,7 +222,13 @@ class watch:  # Lower case: it reads as a function, ``with hostoffload.watch():`
         mismatch = MismatchError(report, outputs)
         self.mismatches.append(mismatch)
         if self.action == "warn":
-            warnings.warn(MismatchWarning(report, outputs), stacklevel=_caller_stacklevel())
+            warning = MismatchWarning(report, outputs)
+            if ipython_shell() is not None:
+                # Imported here: only a notebook shows warnings as reports.
+                from hostoffload.notebook import show_warnings
+
+                show_warnings()
+            warnings.warn(warning, stacklevel=_caller_stacklevel())
         return mismatch if self.action == "error" else None
 
     def inspect_computation(self, computation: Any) -> MismatchError | None:
@@ -325,16 +366,17 @@ def start_from_environment() -> watch | None:
     except ValueError as error:
         warnings.warn(f"{error}: not watching", stacklevel=2)
         return None
-    started = watch(action, platform=platform)
-    with _lock:
-        _active.append(started)
+    return watch(action, platform=platform).start()
+
+
+def _install_with_jax() -> None:
+    """:func:`install` now if JAX has been imported, else right after it is."""
     if HOOKED_MODULE in sys.modules:
         install()
-    else:
+    elif not any(isinstance(finder, _InstallWhenImported) for finder in sys.meta_path):
         # Importing JAX here would slow down every program that imports hostoffload without
         # compiling anything (offload-opt among them): the hooks go in when JAX is imported.
         sys.meta_path.insert(0, _InstallWhenImported())
-    return started
 
 
 class _InstallWhenImported(importlib.abc.MetaPathFinder):
@@ -374,6 +416,18 @@ def output_paths(module: Any) -> tuple[str, ...] | None:
             paths.append(_string(result["jax.result_info"]))
         return tuple(paths)
     return None
+
+
+def _message(report: Report, outputs: Sequence[str] | None) -> str:
+    """The text of a mismatch: the report and the fix in JAX, a notebook's cells named as
+    IPython names them (``Cell In[3], line 5``)."""
+    text = report.to_text(jax_fix=True, outputs=outputs)
+    files = (
+        location.file
+        for finding in report.findings
+        for location in (finding.location, *(note.location for note in finding.notes))
+    )
+    return with_cell_names(text, files)
 
 
 def _check(

@@ -211,6 +211,13 @@ class Report:
     def __str__(self) -> str:
         return self.to_text()
 
+    def _repr_html_(self) -> str:
+        """The report in a notebook (Jupyter, Colab): its summary, each finding with its
+        source window, notes, fixes and the pages on its code, then the fix in JAX."""
+        from hostoffload._html import report_html
+
+        return report_html(self)
+
     def to_text(
         self,
         *,
@@ -237,11 +244,9 @@ class Report:
             )
         prefix = f"{self.source}: " if self.source is not None else ""
         if summary:
-            counts = _summary(len(self.errors), len(self.warnings))
-            lowering = f" ({self.platform.upper()} lowering)" if self.platform else ""
-            lines.append(f"{prefix}@{self.entry}{lowering}: {counts}{self._modelled()}")
-            if _without_debug_info(self.findings):
-                lines.append(f"{prefix}note: {WITHOUT_DEBUG_INFO_HINT}")
+            lines.append(f"{prefix}{self.summary}")
+            if self.debug_info_hint is not None:
+                lines.append(f"{prefix}note: {self.debug_info_hint}")
             lines.extend(
                 f"{prefix}XLA's page on {code}: {page}" for code, page in _xla_pages(self.findings)
             )
@@ -250,6 +255,20 @@ class Report:
             lines.append(f"{prefix}{JAX_FIX_HEADING}")
             lines.extend(f"    {line}" for line in fix.splitlines())
         return "\n".join(lines)
+
+    @property
+    def summary(self) -> str:
+        """The summary line without the source: ``@main (TPU lowering): 2 errors, 0 warnings
+        (modelled on XLA 2026-09: libtpu 0.0.49 to 0.0.52)``."""
+        counts = _summary(len(self.errors), len(self.warnings))
+        lowering = f" ({self.platform.upper()} lowering)" if self.platform else ""
+        return f"@{self.entry}{lowering}: {counts}{self._modelled()}"
+
+    @property
+    def debug_info_hint(self) -> str | None:
+        """:data:`WITHOUT_DEBUG_INFO_HINT` for findings of a module without debug info, which
+        point at its own lines; ``None`` otherwise."""
+        return WITHOUT_DEBUG_INFO_HINT if _without_debug_info(self.findings) else None
 
     def _modelled(self) -> str:
         """Which XLA the findings model, for the summary line; nothing where unknown."""

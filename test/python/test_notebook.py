@@ -1,0 +1,477 @@
+"""Reports, traces and mismatches in a notebook: their HTML, the lines of a cell, and the
+notebook route run in a real Jupyter kernel (nbclient, ipykernel) and shown in a real headless
+Chromium.
+
+The kernel tests run examples/offloaded_state.ipynb (``%load_ext hostoffload``: a step that
+fails with E1200, then its fix, its report and its trace) and a notebook of the other two routes
+(``HOSTOFFLOAD_WATCH`` set for the kernel, ``hostoffload.watch()`` in a cell); they skip
+without nbclient and ipykernel (the ``test`` extra has them), the browser tests without
+Chromium.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import html
+import linecache
+import re
+import struct
+import subprocess
+import zlib
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from conftest import EXAMPLE, REPO_ROOT
+from test_trace_page import CHROMIUM, DomReader, Element, needs_browser
+
+import hostoffload
+from hostoffload import _cells, _html
+from hostoffload.codes import help_uri, xla_page
+from hostoffload.compile_hook import MismatchError, MismatchWarning
+from hostoffload.diagnostic import Location, Note
+from hostoffload.report import Report
+
+NOTEBOOK = REPO_ROOT / "examples" / "offloaded_state.ipynb"
+# The lines of the step in the notebook's failing cell (its code cell 3), as the report shows
+# them: output 0 is the returned difference, output 1 the new state.
+STEP_RETURN = "    return params - new_state, new_state"
+STEP_NEW_STATE = "    new_state = opt_state * 0.9 + params"
+COMPILE_LINE = "compiled = jax.jit(step).lower(params, opt_state).compile()"
+# Seconds a cell may take in the kernel: importing JAX and the first check are the slowest.
+CELL_SECONDS = 120
+ANSI = re.compile(r"\x1b\[[0-9;]*m")
+
+
+@pytest.fixture
+def example_report(monkeypatch: pytest.MonkeyPatch) -> Report:
+    """The bundled example's report; its locations name examples/offloaded_state.py relative
+    to the repository root, where the source windows are read from."""
+    monkeypatch.chdir(REPO_ROOT)
+    return hostoffload.check(EXAMPLE)
+
+
+def elements(fragment: str) -> Element:
+    reader = DomReader()
+    reader.feed(fragment)
+    return reader.root
+
+
+# --- the HTML of a report, a trace, a mismatch ------------------------------------------------
+def test_a_report_shows_its_summary_findings_windows_notes_fixes_and_links(
+    example_report: Report,
+) -> None:
+    dom = elements(example_report._repr_html_())
+    summary = dom.one("div", class_="hostoffload-report").one("p", class_="ho-summary").text
+    assert summary == f"{example_report.source}: {example_report.summary}"
+    findings = list(dom.all("details", class_="ho-finding"))
+    assert len(findings) == len(example_report.findings) == 2
+    for finding, shown in zip(example_report.findings, findings, strict=True):
+        assert "open" in shown.attrs
+        head = shown.one("summary").text
+        assert head == (
+            f"error E1200 at {finding.location.file}:{finding.location.line}:"
+            f"{finding.location.column}: {finding.message}"
+        )
+        # The window: the line's neighbours, the line itself marked, a caret at its column.
+        window = next(shown.all("pre", class_="ho-window")).text.splitlines()
+        source = (REPO_ROOT / "examples" / "offloaded_state.py").read_text().splitlines()
+        line = finding.location.line
+        assert f"{line} | {source[line - 1]}" in window
+        assert f"{line - 1} | {source[line - 2]}" in window
+        caret = window[window.index(f"{line} | {source[line - 1]}") + 1]
+        assert caret.index("^") == len(f"{line} | ") + finding.location.column - 1
+        notes = [li.text for li in shown.one("ul", class_="ho-notes").all("li")]
+        assert any("in host memory from the start: argument 'opt_state'" in n for n in notes)
+        assert any(n.startswith("examples/offloaded_state.py:") for n in notes)
+        fixes = [li.text for li in shown.one("ul", class_="ho-fixes").all("li")]
+        assert [fix.split(":")[0] for fix in fixes] == [
+            "keep it in host memory",
+            "bring it back to device memory",
+        ]
+        for fix, text in zip(finding.fixes, fixes, strict=True):
+            assert fix.jax_change in text and fix.module_change in text
+        links = {a.attrs["href"] for a in shown.all("a")}
+        assert links == {help_uri(), xla_page("E1200")}
+    fix = example_report.jax_fix()
+    assert fix is not None and html.escape(fix) in example_report._repr_html_()
+
+
+def test_plain_text_stays_as_it_was(example_report: Report) -> None:
+    assert str(example_report) == example_report.to_text()
+    assert repr(example_report).startswith("Report(entry='main'")
+    assert "<" not in str(example_report)
+    error = MismatchError(example_report)
+    assert str(error) == example_report.to_text(jax_fix=True)
+
+
+def test_a_long_report_is_collapsed(example_report: Report) -> None:
+    (first, *_) = example_report.findings
+    for count, opened in ((_html.COLLAPSED_ABOVE_FINDINGS, True), (21, False)):
+        report = dataclasses.replace(example_report, findings=(first,) * count)
+        shown = list(elements(report._repr_html_()).all("details", class_="ho-finding"))
+        assert len(shown) == count
+        assert {"open" in each.attrs for each in shown} == {opened}
+
+
+def test_everything_a_report_shows_is_escaped(example_report: Report) -> None:
+    markup = "<img src=x onerror=alert(1)>'\"&"
+    (first, *_) = example_report.findings
+    marked = dataclasses.replace(
+        first,
+        message=markup,
+        notes=(Note(markup, Location(markup + ".py", 1, 1, markup)),),
+        location=Location(markup, 3, 1, "loc(x)"),
+    )
+    report = dataclasses.replace(example_report, source=markup, entry=markup, findings=(marked,))
+    shown = report._repr_html_()
+    assert "<img" not in shown
+    dom = elements(shown)
+    assert markup in dom.one("summary").text
+    assert f"{markup}: @{markup}" in dom.one("p", class_="ho-summary").text
+
+
+def test_a_mismatch_shows_its_report_under_what_happened(example_report: Report) -> None:
+    shown = MismatchError(example_report, ("result[0]", "result[1]"))._repr_html_()
+    heading = elements(shown).one("div", class_="hostoffload-report").one("p").text
+    assert heading.startswith("MismatchError: XLA for ")
+    assert heading.endswith("stopped before XLA compiled it")
+    assert "out_shardings=(" in html.unescape(shown)
+    warning = elements(MismatchWarning(example_report)._repr_html_())
+    assert next(warning.all("p")).text.endswith("; compiled it")
+
+
+def test_a_trace_shows_its_page_in_a_sandboxed_frame() -> None:
+    trace = hostoffload.trace(EXAMPLE)
+    (frame,) = elements(trace._repr_html_()).all("iframe")
+    assert frame.attrs["sandbox"] == "allow-scripts"
+    # The page whole, as `hostoffload trace --format html` writes it: its policy stops any
+    # request, and nothing else is loaded.
+    assert frame.attrs["srcdoc"] == trace.to_html()
+    assert "src" not in frame.attrs
+    assert "default-src 'none'" in frame.attrs["srcdoc"]
+
+
+# --- the lines of a cell ------------------------------------------------------------------------
+@pytest.fixture
+def cell_file() -> Iterator[str]:
+    """A cell's code, kept in ``linecache`` as IPython keeps it, under a name no file has."""
+    name = "/nonexistent/ipykernel_1/8a9b.py"
+    lines = ["def step(x):\n", "    y = x * 2\n", "    return y, x\n"]
+    linecache.cache[name] = (sum(map(len, lines)), None, lines, name)
+    yield name
+    del linecache.cache[name]
+
+
+def test_a_finding_in_a_cell_shows_the_cell_s_lines(example_report: Report, cell_file: str) -> None:
+    finding = dataclasses.replace(
+        example_report.findings[0], location=Location(cell_file, 3, 12, "loc(x)"), notes=()
+    )
+    report = dataclasses.replace(example_report, findings=(finding,))
+    window = elements(report._repr_html_()).one("pre", class_="ho-window").text
+    assert window.splitlines() == [
+        "1 | def step(x):",
+        "2 |     y = x * 2",
+        "3 |     return y, x",
+        "  |            ^",
+    ]
+    # Not a notebook: no cell is named.
+    assert _cells.place(cell_file, 3, 12) == f"{cell_file}:3:12"
+
+
+def test_a_file_that_is_no_python_source_shows_no_window(example_report: Report) -> None:
+    finding = dataclasses.replace(
+        example_report.findings[0], location=Location(str(EXAMPLE), 3, 1, "loc(x)"), notes=()
+    )
+    report = dataclasses.replace(example_report, findings=(finding,))
+    assert "ho-window" not in report._repr_html_()
+
+
+def test_a_long_source_line_is_shown_around_its_caret(
+    example_report: Report, cell_file: str
+) -> None:
+    long_line = "x = f(" + ", ".join(f"a{i}" for i in range(100)) + ")\n"
+    linecache.cache[cell_file][2][1] = long_line
+    finding = dataclasses.replace(
+        example_report.findings[0], location=Location(cell_file, 2, 300, "loc(x)"), notes=()
+    )
+    report = dataclasses.replace(example_report, findings=(finding,))
+    rows = elements(report._repr_html_()).one("pre", class_="ho-window").text.splitlines()
+    shown = rows[1][len("2 | ") :]
+    assert shown.startswith("...") and shown.endswith("...")
+    assert len(shown) == _html.WIDEST_LINE + 6
+    caret = rows[2].index("^") - len("  | ")
+    assert shown[caret] == long_line[299]
+
+
+# --- a real kernel ----------------------------------------------------------------------------
+def executed(notebook: Any, directory: Path) -> Any:
+    """``notebook`` run in a fresh Python kernel (ipykernel) in ``directory``, JAX on CPU."""
+    nbclient = pytest.importorskip("nbclient")
+    pytest.importorskip("ipykernel")
+    client = nbclient.NotebookClient(
+        notebook,
+        timeout=CELL_SECONDS,
+        kernel_name="python3",
+        resources={"metadata": {"path": str(directory)}},
+    )
+    return client.execute()
+
+
+def code_cells(notebook: Any) -> list[Any]:
+    return [cell for cell in notebook.cells if cell.cell_type == "code"]
+
+
+def outputs_of(cell: Any, output_type: str) -> list[Any]:
+    return [output for output in cell.outputs if output.output_type == output_type]
+
+
+def html_of(cell: Any) -> str:
+    (shown,) = [
+        output.data["text/html"]
+        for output in cell.outputs
+        if output.output_type in ("display_data", "execute_result") and "text/html" in output.data
+    ]
+    return str(shown)
+
+
+def traceback_of(cell: Any) -> tuple[Any, list[str]]:
+    """The cell's error, and its traceback's lines as a person reads them."""
+    (error,) = outputs_of(cell, "error")
+    return error, ANSI.sub("", "\n".join(error.traceback)).splitlines()
+
+
+@pytest.fixture(scope="module")
+def example_run(tmp_path_factory: pytest.TempPathFactory) -> Any:
+    nbformat = pytest.importorskip("nbformat")
+    directory = tmp_path_factory.mktemp("notebook")
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("JAX_PLATFORMS", "cpu")
+        patch.delenv("HOSTOFFLOAD_WATCH", raising=False)
+        patch.delenv("HOSTOFFLOAD_PLATFORM", raising=False)
+        return executed(nbformat.read(NOTEBOOK, as_version=4), directory)
+
+
+def test_the_example_stops_the_failing_cell_with_its_report(example_run: Any) -> None:
+    load, setup, failing, fixed, checked, traced = code_cells(example_run)
+    for cell in (load, setup, fixed, checked, traced):
+        assert outputs_of(cell, "error") == [], cell.source
+    cell = f"Cell In[{failing.execution_count}]"
+    dom = elements(html_of(failing))
+    heading = dom.one("div", class_="hostoffload-report").one("p").text
+    assert heading == (
+        "MismatchError: XLA for TPU would reject jit_step; stopped before XLA compiled it"
+    )
+    findings = list(dom.all("details", class_="ho-finding"))
+    heads = [finding.one("summary").text for finding in findings]
+    assert [head.split(":")[0] for head in heads] == [
+        f"error E1200 at {cell}, line 3",
+        f"error E1200 at {cell}, line 2",
+    ]
+    windows = [next(f.all("pre", class_="ho-window")).text for f in findings]
+    assert f"3 | {STEP_RETURN}" in windows[0] and f"2 | {STEP_NEW_STATE}" in windows[1]
+    assert "ipykernel_" not in dom.text
+    # The error itself: the traceback ends at the line that compiles, in the cell, and says
+    # what the report says, the cell named as IPython names it.
+    error, traceback = traceback_of(failing)
+    assert error.ename == "MismatchError"
+    assert f"{cell}, line 3: error: E1200:" in error.evalue
+    assert "ipykernel_" not in error.evalue
+    frames = [line for line in traceback if line.startswith(("Cell In[", "File "))]
+    assert frames[-1] == f"{cell}, line 6", traceback
+    assert any(COMPILE_LINE in line for line in traceback)
+    assert not any("jax/_src" in line or "hostoffload/" in line for line in frames), frames
+
+
+def test_the_example_s_fixed_cell_compiles(example_run: Any) -> None:
+    fixed = code_cells(example_run)[3]
+    assert [output.text for output in outputs_of(fixed, "stream")] == ["compiled\n"]
+
+
+def test_the_example_shows_a_report_and_a_trace(example_run: Any) -> None:
+    checked, traced = code_cells(example_run)[4:]
+    report = elements(html_of(checked))
+    assert report.one("p", class_="ho-summary").text.startswith("@main (TPU lowering): 0 errors")
+    (frame,) = elements(html_of(traced)).all("iframe")
+    assert frame.attrs["sandbox"] == "allow-scripts"
+    assert "opt_state" in frame.attrs["srcdoc"]
+
+
+ROUTES_SETUP = """\
+import jax
+import jax.numpy as jnp
+from jax.sharding import SingleDeviceSharding
+
+import hostoffload
+
+host = SingleDeviceSharding(jax.devices()[0], memory_kind="pinned_host")
+state = jax.ShapeDtypeStruct((4,), jnp.float32, sharding=host)
+"""
+ROUTES_CELLS = (
+    ROUTES_SETUP,
+    # HOSTOFFLOAD_WATCH=1, set for the kernel: an error.
+    "doubled = jax.jit(lambda x: x * 2).lower(state).compile()",
+    # A watch in a cell: a warning shown as its report, and the cell runs on.
+    "with hostoffload.watch('warn'):\n    jax.jit(lambda x: (x, x * 7)).lower(state).compile()\n"
+    "print('compiled')",
+    # A watch started in a cell watches the later cells.
+    "recorder = hostoffload.watch('record').start()",
+    "jax.jit(lambda x: x * 3).lower(state).compile()\nrecorder.stop()\n"
+    "print(len(recorder.reports))",
+)
+
+
+@pytest.fixture(scope="module")
+def routes_run(tmp_path_factory: pytest.TempPathFactory) -> Any:
+    nbformat = pytest.importorskip("nbformat")
+    notebook = nbformat.v4.new_notebook()
+    notebook.cells = [nbformat.v4.new_code_cell(source) for source in ROUTES_CELLS]
+    notebook.cells[1].metadata["tags"] = ["raises-exception"]
+    directory = tmp_path_factory.mktemp("routes")
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("JAX_PLATFORMS", "cpu")
+        patch.setenv("HOSTOFFLOAD_WATCH", "1")
+        patch.delenv("HOSTOFFLOAD_PLATFORM", raising=False)
+        return executed(notebook, directory)
+
+
+def test_the_environment_variable_watches_the_kernel(routes_run: Any) -> None:
+    failing = code_cells(routes_run)[1]
+    cell = f"Cell In[{failing.execution_count}]"
+    dom = elements(html_of(failing))
+    assert dom.one("div", class_="hostoffload-report").one("p").text.startswith("MismatchError")
+    assert dom.one("summary").text.startswith(f"error E1200 at {cell}, line 1: ")
+    error, traceback = traceback_of(failing)
+    frames = [line for line in traceback if line.startswith(("Cell In[", "File "))]
+    assert frames == [f"{cell}, line 1"], traceback
+
+
+def test_a_watch_in_a_cell_shows_its_warning_as_a_report(routes_run: Any) -> None:
+    warned = code_cells(routes_run)[2]
+    assert outputs_of(warned, "error") == []
+    dom = elements(html_of(warned))
+    heading = dom.one("div", class_="hostoffload-report").one("p").text
+    assert heading.startswith("MismatchWarning:") and heading.endswith("; compiled it")
+    assert dom.one("summary").text.startswith(
+        f"error E1200 at Cell In[{warned.execution_count}], line 2: "
+    )
+    # Shown as a report, not also printed as text.
+    assert [output.text for output in outputs_of(warned, "stream")] == ["compiled\n"]
+
+
+def test_a_watch_started_in_a_cell_watches_later_cells(routes_run: Any) -> None:
+    recorded = code_cells(routes_run)[4]
+    assert outputs_of(recorded, "error") == []
+    assert [output.text for output in outputs_of(recorded, "stream")] == ["1\n"]
+
+
+# --- the notebook in a browser --------------------------------------------------------------
+def notebook_page(notebook: Any) -> str:
+    """The executed notebook as one page, as a notebook's front end shows it: each code cell's
+    source, then its outputs (HTML as it is, text and tracebacks as text)."""
+    parts = ["<!DOCTYPE html><html><head><meta charset='utf-8'><title>notebook</title>"]
+    parts.append("<style>body{font-family:sans-serif;margin:16px} .cell{margin:12px 0}</style>")
+    parts.append("</head><body>")
+    for cell in code_cells(notebook):
+        parts.append(f"<div class='cell' data-count='{cell.execution_count}'>")
+        parts.append(f"<pre class='source'>{html.escape(cell.source)}</pre>")
+        for output in cell.outputs:
+            if "data" in output and "text/html" in output.data:
+                parts.append(f"<div class='output'>{output.data['text/html']}</div>")
+            elif output.output_type == "stream":
+                parts.append(f"<pre class='output'>{html.escape(output.text)}</pre>")
+            elif output.output_type == "error":
+                text = ANSI.sub("", "\n".join(output.traceback))
+                parts.append(f"<pre class='output error'>{html.escape(text)}</pre>")
+        parts.append("</div>")
+    parts.append("</body></html>")
+    return "".join(parts)
+
+
+def chromium(page: Path, *options: str) -> subprocess.CompletedProcess[str]:
+    assert CHROMIUM is not None
+    command = [
+        CHROMIUM,
+        "--headless",
+        "--no-sandbox",
+        "--disable-gpu",
+        "--no-first-run",
+        "--disable-extensions",
+        "--hide-scrollbars",
+        f"--user-data-dir={page.parent / 'chromium-profile'}",
+        *options,
+        page.as_uri(),
+    ]
+    done = subprocess.run(command, capture_output=True, text=True, timeout=120, check=False)
+    assert done.returncode == 0, done.stderr[-2000:]
+    return done
+
+
+def screenshot(page: Path, size: str) -> Path:
+    picture = page.with_suffix(".png")
+    chromium(page, f"--screenshot={picture}", f"--window-size={size}")
+    return picture
+
+
+def png_rows(picture: Path) -> tuple[int, int, int]:
+    """A PNG's width, height and how many of its rows of pixels differ from one another: a
+    blank picture has one."""
+    data = picture.read_bytes()
+    assert data[:8] == b"\x89PNG\r\n\x1a\n"
+    width, height = struct.unpack(">II", data[16:24])
+    chunks, offset = [], 8
+    while offset < len(data):
+        (length,) = struct.unpack(">I", data[offset : offset + 4])
+        kind = data[offset + 4 : offset + 8]
+        if kind == b"IDAT":
+            chunks.append(data[offset + 8 : offset + 8 + length])
+        offset += 12 + length
+    pixels = zlib.decompress(b"".join(chunks))
+    stride = len(pixels) // height
+    rows = {pixels[row * stride + 1 : (row + 1) * stride] for row in range(height)}
+    return width, height, len(rows)
+
+
+@needs_browser
+def test_the_saved_notebook_shows_its_report_and_trace_in_a_browser(
+    example_run: Any, tmp_path: Path
+) -> None:
+    failing = code_cells(example_run)[2]
+    page = tmp_path / "notebook.html"
+    page.write_text(notebook_page(example_run), encoding="utf-8")
+    done = chromium(page, "--dump-dom")
+    reader = DomReader()
+    reader.feed(done.stdout)
+    shown = [div for div in reader.root.all("div", class_="cell")]
+    report = next(shown[2].all("div", class_="hostoffload-report"))
+    cell = f"Cell In[{failing.execution_count}]"
+    assert f"error E1200 at {cell}, line 3" in report.text
+    assert "keep it in host memory" in report.text
+    assert f"{cell}, line 6" in next(shown[2].all("pre", class_="error")).text
+    (frame,) = shown[5].all("iframe")
+    assert frame.attrs["sandbox"] == "allow-scripts"
+    picture = screenshot(page, "1200,2400")
+    width, height, rows = png_rows(picture)
+    assert (width, height) == (1200, 2400)
+    assert rows > 300, "the notebook's page shows next to nothing"
+    # The trace's page, as its frame shows it: its script draws the trace.
+    trace_page = tmp_path / "trace.html"
+    trace_page.write_text(frame.attrs["srcdoc"], encoding="utf-8")
+    trace_reader = DomReader()
+    trace_reader.feed(chromium(trace_page, "--dump-dom").stdout)
+    body = trace_reader.root.one("body")
+    assert body.attrs.get("data-ready") == "true"
+    assert "argument 'opt_state'" in body.text
+    assert f"{cell}" not in body.text  # the trace of the check cell, not the failing one
+    _, _, trace_rows = png_rows(screenshot(trace_page, "1200,800"))
+    assert trace_rows > 100, "the trace's page shows next to nothing"
+
+
+def test_the_notebook_is_clean() -> None:
+    """The example is kept without outputs: the test above makes them."""
+    nbformat = pytest.importorskip("nbformat")
+    notebook = nbformat.read(NOTEBOOK, as_version=4)
+    nbformat.validate(notebook)
+    for cell in code_cells(notebook):
+        assert cell.outputs == [] and cell.execution_count is None
