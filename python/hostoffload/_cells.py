@@ -14,8 +14,11 @@ from __future__ import annotations
 import linecache
 import re
 import sys
-from collections.abc import Iterable
-from typing import Any
+from collections.abc import Iterable, Iterator
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from hostoffload.report import Report
 
 _PYTHON_SUFFIXES = (".py", ".pyw")
 
@@ -79,3 +82,11 @@ def with_cell_names(text: str, files: Iterable[str | None]) -> str:
         found = re.compile(rf"{re.escape(file)}:(\d+)(?::\d+)?")
         text = found.sub(lambda match, cell=cell: f"{cell}, line {match[1]}", text)
     return text
+
+
+def files_of(report: Report) -> Iterator[str | None]:
+    """The file of every finding of ``report`` and of each of its notes, for
+    :func:`with_cell_names`."""
+    for finding in report.findings:
+        yield finding.location.file
+        yield from (note.location.file for note in finding.notes)

@@ -16,7 +16,7 @@ import json
 from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING, Any
 
-from hostoffload._cells import cell_name, place, source_lines
+from hostoffload._cells import cell_name, files_of, place, source_lines, with_cell_names
 from hostoffload.codes import help_uri, xla_page
 from hostoffload.diagnostic import Location, Note
 from hostoffload.trace_page import render_page
@@ -42,7 +42,8 @@ _FIX_TITLES = {"host": "keep it in host memory", "device": "bring it back to dev
 _STYLE = """
 .hostoffload-report { font-family: system-ui, sans-serif; font-size: 13px; line-height: 1.45;
   max-width: 110ch; }
-.hostoffload-report .ho-summary { font-weight: 600; margin: 0.2em 0 0.5em; }
+.hostoffload-report .ho-summary, .hostoffload-report .ho-heading { font-weight: 600;
+  margin: 0.2em 0 0.5em; }
 .hostoffload-report .ho-ok { color: #1a7f37; }
 .hostoffload-report .ho-bad { color: #cf222e; }
 .hostoffload-report details.ho-finding { border-left: 3px solid #cf222e; padding: 0.1em 0.7em;
@@ -73,7 +74,7 @@ def report_html(
     fix in JAX of ``outputs`` (:meth:`Report.jax_fix`) below its findings."""
     parts = [f"<div class='hostoffload-report'><style>{_STYLE}</style>"]
     if heading is not None:
-        parts.append(f"<p class='ho-summary ho-bad'>{_text(heading)}</p>")
+        parts.append(f"<p class='ho-heading ho-bad'>{_text(heading)}</p>")
     source = f"{report.source}: " if report.source is not None else ""
     tone = "ho-ok" if report.ok else "ho-bad"
     parts.append(f"<p class='ho-summary {tone}'>{_text(source + report.summary)}</p>")
@@ -84,7 +85,8 @@ def report_html(
     if report.debug_info_hint is not None:
         parts.append(f"<p><b>note:</b> {_text(report.debug_info_hint)}</p>")
     fix = report.jax_fix(outputs)
-    if fix is not None:
+    if fix:
+        fix = with_cell_names(fix, files_of(report))
         parts.append(f"<h4>Fix in JAX</h4><pre>{_text(fix)}</pre>")
     if report.trace is not None:
         parts.append(f"<details><summary>Trace</summary>{trace_html(report.trace)}</details>")
@@ -129,13 +131,13 @@ def _finding_html(finding: Finding, *, open_: bool) -> str:
     head = (
         f"<summary><span class='ho-severity'>{_text(finding.severity)}</span> "
         f"<b>{_text(finding.code)}</b>{' at ' + _where(where) if where else ''}: "
-        f"{_text(finding.message)}</summary>"
+        f"{_text(finding.message.removeprefix(f'{finding.code}: '))}</summary>"
     )
     body = [_window(finding.location, LINES_BEFORE, LINES_AFTER)]
     notes = [note for note in finding.notes if not _is_fix_note(note, finding.fixes)]
     if notes:
         body.append("<ul class='ho-notes'>")
-        body.extend(_note_html(note) for note in notes)
+        body.extend(_note_html(note, _shown_lines(finding.location)) for note in notes)
         body.append("</ul>")
     if finding.fixes:
         body.append("<h4>Fixes</h4><ul class='ho-fixes'>")
@@ -149,12 +151,21 @@ def _finding_html(finding: Finding, *, open_: bool) -> str:
     )
 
 
-def _note_html(note: Note) -> str:
+def _note_html(note: Note, shown: tuple[str | None, range]) -> str:
+    """A note, with its line unless the finding's window shows it (``shown``: its file and
+    lines)."""
     where = _place(note.location)
-    return (
-        f"<li>{_where(where) + ': ' if where else ''}{_text(note.message)}"
-        f"{_window(note.location, 0, 0)}</li>"
-    )
+    file, lines = shown
+    at_shown = note.location.file == file and note.location.line in lines
+    window = "" if at_shown else _window(note.location, 0, 0)
+    return f"<li>{_where(where) + ': ' if where else ''}{_text(note.message)}{window}</li>"
+
+
+def _shown_lines(location: Location) -> tuple[str | None, range]:
+    """The file and the lines of the window of a finding at ``location``."""
+    if location.line is None:
+        return location.file, range(0)
+    return location.file, range(location.line - LINES_BEFORE, location.line + LINES_AFTER + 1)
 
 
 def _fix_html(fix: Fix) -> str:

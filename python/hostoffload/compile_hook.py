@@ -39,8 +39,8 @@ from pathlib import Path
 from types import ModuleType, TracebackType
 from typing import TYPE_CHECKING, Any, Literal, TypeVar
 
+from hostoffload._cells import files_of, with_cell_names
 from hostoffload._cells import shell as ipython_shell
-from hostoffload._cells import with_cell_names
 from hostoffload.platforms import (
     DEFAULT_PLATFORM,
     OFFLOADING_PLATFORMS,
@@ -88,10 +88,11 @@ class _Mismatch:
         """The report in a notebook, headed by what happened (:mod:`hostoffload._html`)."""
         from hostoffload._html import report_html
 
-        platform = (self.report.platform or "its platform").upper()
-        what = "stopped before XLA compiled" if isinstance(self, Exception) else "compiled"
+        platform = self.report.platform
+        xla = f"XLA for {platform.upper()}" if platform else "XLA"
+        what = "compiled" if isinstance(self, Warning) else "stopped before XLA compiled"
         heading = (
-            f"{type(self).__name__}: XLA for {platform} would reject "
+            f"{type(self).__name__}: {xla} would reject "
             f"{self.report.source or 'the program'}; {what} it"
         )
         return report_html(self.report, outputs=self.outputs, heading=heading)
@@ -279,7 +280,7 @@ def install() -> None:
         try:
             import jax._src.compiler as compiler
             import jax._src.interpreters.pxla as pxla
-            from jax._src import pjit, traceback_util
+            from jax._src import pjit, source_info_util, traceback_util
         except ImportError as error:
             raise RuntimeError(f"hostoffload.watch needs jax: {error}") from None
         original_compile_or_get_cached = _hooked(compiler, COMPILER_MODULE, COMPILE_FUNCTION)
@@ -332,8 +333,12 @@ def install() -> None:
         if cached_lowerings is not None and hasattr(cached_lowerings, "cache_clear"):
             cached_lowerings.cache_clear()
         # JAX leaves the frames of excluded paths out of the tracebacks of errors raised
-        # through its API: a MismatchError then points at the user's jit call.
+        # through its API: a MismatchError then points at the user's jit call. It takes an
+        # op's location from the innermost frame outside the paths its source info excludes:
+        # the hooks lower again, and an op JAX makes itself (a move to an output's memory)
+        # must not be located in them.
         traceback_util.register_exclusion(str(Path(__file__).parent))
+        source_info_util.register_exclusion(f"{Path(__file__).parent}{os.sep}")
         _installed = True
 
 
@@ -421,13 +426,7 @@ def output_paths(module: Any) -> tuple[str, ...] | None:
 def _message(report: Report, outputs: Sequence[str] | None) -> str:
     """The text of a mismatch: the report and the fix in JAX, a notebook's cells named as
     IPython names them (``Cell In[3], line 5``)."""
-    text = report.to_text(jax_fix=True, outputs=outputs)
-    files = (
-        location.file
-        for finding in report.findings
-        for location in (finding.location, *(note.location for note in finding.notes))
-    )
-    return with_cell_names(text, files)
+    return with_cell_names(report.to_text(jax_fix=True, outputs=outputs), files_of(report))
 
 
 def _check(
@@ -452,6 +451,21 @@ def is_library_code(file_name: str) -> bool:
         if module is not None and module.__file__ is not None
     )
     return file_name.startswith(libraries)
+
+
+def to_last_user_frame(trace: TracebackType | None) -> TracebackType | None:
+    """``trace`` cut after its last frame outside JAX and hostoffload, where there is one: a
+    :class:`MismatchError` then points at the user's call that made JAX compile, not into
+    JAX's ``stages.py`` or the hook. It cuts the chain in place."""
+    last = None
+    frame = trace
+    while frame is not None:
+        if not is_library_code(frame.tb_frame.f_code.co_filename):
+            last = frame
+        frame = frame.tb_next
+    if last is not None:
+        last.tb_next = None
+    return trace
 
 
 def _caller_stacklevel() -> int:

@@ -18,14 +18,18 @@ findings in a cell's code name the cell as IPython does (:mod:`hostoffload._cell
 from __future__ import annotations
 
 import warnings
+import weakref
 from typing import Any, TextIO
 
 from hostoffload._cells import kernel_shell, shell
-from hostoffload.compile_hook import MismatchWarning, watch
+from hostoffload.compile_hook import MismatchWarning, to_last_user_frame, watch
 from hostoffload.platforms import chosen_platform
 
 # The watch the extension started, while it is loaded.
 _watching: watch | None = None
+# The errors whose report a kernel has shown: IPython asks an error for its traceback again
+# to store it (IPython 9), which must not show the report twice.
+_shown: weakref.WeakSet[BaseException] = weakref.WeakSet()
 # What showed warnings before show_warnings(), for every other warning.
 _show_other_warning = warnings.showwarning
 
@@ -47,16 +51,19 @@ def unload_ipython_extension(ipython: Any) -> None:
 
 
 def render_traceback(error: BaseException) -> list[str]:
-    """IPython's own traceback of ``error``, as it would show it; in a Jupyter kernel the
-    error's report is shown first."""
+    """IPython's own traceback of ``error``, as it would show it, to the user's last frame
+    (:func:`~hostoffload.compile_hook.to_last_user_frame`); in a Jupyter kernel the error's
+    report is shown first."""
     running = shell()
     if running is None:
         raise RuntimeError("render_traceback is for IPython, which is not running")
-    if kernel_shell() is not None:
+    if kernel_shell() is not None and error not in _shown:
         from IPython.display import display
 
         display(error)
-    return running.InteractiveTB.structured_traceback(type(error), error, error.__traceback__)
+        _shown.add(error)
+    trace = to_last_user_frame(error.__traceback__)
+    return running.InteractiveTB.structured_traceback(type(error), error, trace)
 
 
 def show_warnings() -> None:

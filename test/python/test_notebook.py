@@ -66,14 +66,18 @@ def test_a_report_shows_its_summary_findings_windows_notes_fixes_and_links(
     summary = dom.one("div", class_="hostoffload-report").one("p", class_="ho-summary").text
     assert summary == f"{example_report.source}: {example_report.summary}"
     findings = list(dom.all("details", class_="ho-finding"))
-    assert len(findings) == len(example_report.findings) == 2
+    # Two E1200s, then HOW101: host compute on the state.
+    assert len(findings) == len(example_report.findings) == 3
     for finding, shown in zip(example_report.findings, findings, strict=True):
         assert "open" in shown.attrs
         head = shown.one("summary").text
         assert head == (
-            f"error E1200 at {finding.location.file}:{finding.location.line}:"
-            f"{finding.location.column}: {finding.message}"
+            f"{finding.severity} {finding.code} at {finding.location.file}:"
+            f"{finding.location.line}:{finding.location.column}: "
+            f"{finding.message.removeprefix(finding.code + ': ')}"
         )
+        if finding.code != "E1200":
+            continue
         # The window: the line's neighbours, the line itself marked, a caret at its column.
         window = next(shown.all("pre", class_="ho-window")).text.splitlines()
         source = (REPO_ROOT / "examples" / "offloaded_state.py").read_text().splitlines()
@@ -133,13 +137,18 @@ def test_everything_a_report_shows_is_escaped(example_report: Report) -> None:
 
 
 def test_a_mismatch_shows_its_report_under_what_happened(example_report: Report) -> None:
-    shown = MismatchError(example_report, ("result[0]", "result[1]"))._repr_html_()
-    heading = elements(shown).one("div", class_="hostoffload-report").one("p").text
-    assert heading.startswith("MismatchError: XLA for ")
-    assert heading.endswith("stopped before XLA compiled it")
-    assert "out_shardings=(" in html.unescape(shown)
+    on_tpu = dataclasses.replace(example_report, source="jit_step", platform="tpu")
+    shown = MismatchError(on_tpu, ("result[0]", "result[1]"))._repr_html_()
+    heading = elements(shown).one("p", class_="ho-heading").text
+    assert heading == (
+        "MismatchError: XLA for TPU would reject jit_step; stopped before XLA compiled it"
+    )
+    fix = example_report.jax_fix(("result[0]", "result[1]"))
+    assert fix is not None and f"<pre>{html.escape(fix)}</pre>" in shown
     warning = elements(MismatchWarning(example_report)._repr_html_())
-    assert next(warning.all("p")).text.endswith("; compiled it")
+    assert warning.one("p", class_="ho-heading").text == (
+        f"MismatchWarning: XLA would reject {example_report.source}; compiled it"
+    )
 
 
 def test_a_trace_shows_its_page_in_a_sandboxed_frame() -> None:
@@ -237,9 +246,13 @@ def html_of(cell: Any) -> str:
 
 
 def traceback_of(cell: Any) -> tuple[Any, list[str]]:
-    """The cell's error, and its traceback's lines as a person reads them."""
+    """The cell's error, and the first line of each frame of its traceback (``Cell In[3],
+    line 6``, ``File /path/to/file.py:12, in f()``) as a person reads it."""
     (error,) = outputs_of(cell, "error")
-    return error, ANSI.sub("", "\n".join(error.traceback)).splitlines()
+    entries = [ANSI.sub("", entry) for entry in error.traceback]
+    return error, [
+        entry.splitlines()[0] for entry in entries if entry.startswith(("Cell In[", "File "))
+    ]
 
 
 @pytest.fixture(scope="module")
@@ -259,7 +272,7 @@ def test_the_example_stops_the_failing_cell_with_its_report(example_run: Any) ->
         assert outputs_of(cell, "error") == [], cell.source
     cell = f"Cell In[{failing.execution_count}]"
     dom = elements(html_of(failing))
-    heading = dom.one("div", class_="hostoffload-report").one("p").text
+    heading = dom.one("p", class_="ho-heading").text
     assert heading == (
         "MismatchError: XLA for TPU would reject jit_step; stopped before XLA compiled it"
     )
@@ -268,20 +281,19 @@ def test_the_example_stops_the_failing_cell_with_its_report(example_run: Any) ->
     assert [head.split(":")[0] for head in heads] == [
         f"error E1200 at {cell}, line 3",
         f"error E1200 at {cell}, line 2",
+        f"warning HOW101 at {cell}, line 2",
     ]
     windows = [next(f.all("pre", class_="ho-window")).text for f in findings]
     assert f"3 | {STEP_RETURN}" in windows[0] and f"2 | {STEP_NEW_STATE}" in windows[1]
     assert "ipykernel_" not in dom.text
     # The error itself: the traceback ends at the line that compiles, in the cell, and says
     # what the report says, the cell named as IPython names it.
-    error, traceback = traceback_of(failing)
+    error, frames = traceback_of(failing)
     assert error.ename == "MismatchError"
     assert f"{cell}, line 3: error: E1200:" in error.evalue
     assert "ipykernel_" not in error.evalue
-    frames = [line for line in traceback if line.startswith(("Cell In[", "File "))]
-    assert frames[-1] == f"{cell}, line 6", traceback
-    assert any(COMPILE_LINE in line for line in traceback)
-    assert not any("jax/_src" in line or "hostoffload/" in line for line in frames), frames
+    assert frames == [f"{cell}, line 6"]
+    assert COMPILE_LINE in ANSI.sub("", error.traceback[2])
 
 
 def test_the_example_s_fixed_cell_compiles(example_run: Any) -> None:
@@ -340,20 +352,19 @@ def test_the_environment_variable_watches_the_kernel(routes_run: Any) -> None:
     failing = code_cells(routes_run)[1]
     cell = f"Cell In[{failing.execution_count}]"
     dom = elements(html_of(failing))
-    assert dom.one("div", class_="hostoffload-report").one("p").text.startswith("MismatchError")
-    assert dom.one("summary").text.startswith(f"error E1200 at {cell}, line 1: ")
-    error, traceback = traceback_of(failing)
-    frames = [line for line in traceback if line.startswith(("Cell In[", "File "))]
-    assert frames == [f"{cell}, line 1"], traceback
+    assert dom.one("p", class_="ho-heading").text.startswith("MismatchError")
+    assert next(dom.all("summary")).text.startswith(f"error E1200 at {cell}, line 1: ")
+    _, frames = traceback_of(failing)
+    assert frames == [f"{cell}, line 1"]
 
 
 def test_a_watch_in_a_cell_shows_its_warning_as_a_report(routes_run: Any) -> None:
     warned = code_cells(routes_run)[2]
     assert outputs_of(warned, "error") == []
     dom = elements(html_of(warned))
-    heading = dom.one("div", class_="hostoffload-report").one("p").text
+    heading = dom.one("p", class_="ho-heading").text
     assert heading.startswith("MismatchWarning:") and heading.endswith("; compiled it")
-    assert dom.one("summary").text.startswith(
+    assert next(dom.all("summary")).text.startswith(
         f"error E1200 at Cell In[{warned.execution_count}], line 2: "
     )
     # Shown as a report, not also printed as text.
@@ -462,8 +473,14 @@ def test_the_saved_notebook_shows_its_report_and_trace_in_a_browser(
     trace_reader.feed(chromium(trace_page, "--dump-dom").stdout)
     body = trace_reader.root.one("body")
     assert body.attrs.get("data-ready") == "true"
-    assert "argument 'opt_state'" in body.text
-    assert f"{cell}" not in body.text  # the trace of the check cell, not the failing one
+    starts = [start.one(class_="start-name").text for start in body.all(class_="start")]
+    assert starts == ["argument 'opt_state'", "'annotate_device_placement' to pinned_host"]
+    # The state at the step's line in the cell that defined it, the move to host memory that
+    # out_shardings asks for at the line that compiled it: cells named as IPython names them,
+    # never a line of the hooks that lowered the step again.
+    lines = [line.text for line in body.all(class_="where-line")]
+    assert lines[0] == f"{cell}:2"
+    assert all(re.fullmatch(r"Cell In\[\d+\]:\d+", line) for line in lines), lines
     _, _, trace_rows = png_rows(screenshot(trace_page, "1200,800"))
     assert trace_rows > 100, "the trace's page shows next to nothing"
 
