@@ -14,13 +14,11 @@ from __future__ import annotations
 import linecache
 import re
 import sys
-from collections.abc import Iterable, Iterator
-from typing import TYPE_CHECKING, Any
-
-if TYPE_CHECKING:
-    from hostoffload.report import Report
+from typing import Any
 
 _PYTHON_SUFFIXES = (".py", ".pyw")
+# A place in a Python file as compilers print it (``/tmp/ipykernel_7/3.py:5:12``).
+_FILE_LINE = re.compile(r"(?P<file>[^\s\"'(),]+\.py):(?P<line>\d+)(?::\d+)?")
 
 
 def source_lines(file: str) -> list[str]:
@@ -70,23 +68,14 @@ def place(file: str | None, line: int | None, column: int | None) -> str | None:
     return ":".join(str(part) for part in (file, line, column) if part is not None)
 
 
-def with_cell_names(text: str, files: Iterable[str | None]) -> str:
-    """``text`` with each ``file:line[:column]`` of a cell among ``files`` written as IPython
-    names the cell (``Cell In[3], line 5``); unchanged outside IPython."""
+def with_cell_names(text: str) -> str:
+    """``text`` with each ``file:line[:column]`` in a cell written as IPython names the cell
+    (``Cell In[3], line 5``); unchanged outside IPython."""
     if shell() is None:
         return text
-    for file in dict.fromkeys(files):
-        cell = cell_name(file)
-        if file is None or cell is None:
-            continue
-        found = re.compile(rf"{re.escape(file)}:(\d+)(?::\d+)?")
-        text = found.sub(lambda match, cell=cell: f"{cell}, line {match[1]}", text)
-    return text
 
+    def named(match: re.Match[str]) -> str:
+        cell = cell_name(match["file"])
+        return match[0] if cell is None else f"{cell}, line {match['line']}"
 
-def files_of(report: Report) -> Iterator[str | None]:
-    """The file of every finding of ``report`` and of each of its notes, for
-    :func:`with_cell_names`."""
-    for finding in report.findings:
-        yield finding.location.file
-        yield from (note.location.file for note in finding.notes)
+    return _FILE_LINE.sub(named, text)

@@ -1,4 +1,5 @@
-"""Reports, traces and mismatches as HTML, for notebooks (their ``_repr_html_``).
+"""Reports, traces and mismatches as HTML, for notebooks (their ``_repr_html_``), made from
+their JSON documents (``report.schema.json``, ``trace.schema.json``) as the trace's page is.
 
 A report is a fragment with its own style: the summary line, then each finding with its
 location (a cell named as IPython names it, see :mod:`hostoffload._cells`), its source window,
@@ -12,18 +13,13 @@ text can hold anything.
 from __future__ import annotations
 
 import html
-import json
-from collections.abc import Iterable, Sequence
-from typing import TYPE_CHECKING, Any
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
 
-from hostoffload._cells import cell_name, files_of, place, source_lines, with_cell_names
+from hostoffload._cells import cell_name, place, source_lines, with_cell_names
 from hostoffload.codes import help_uri, xla_page
-from hostoffload.diagnostic import Location, Note
 from hostoffload.trace_page import render_page
-
-if TYPE_CHECKING:
-    from hostoffload.report import Finding, Fix, Report
-    from hostoffload.tracing import Trace
 
 #: With more findings than this, a report shows each collapsed to its first line.
 COLLAPSED_ABOVE_FINDINGS = 20
@@ -64,53 +60,65 @@ _STYLE = """
 """
 
 
+@dataclass(frozen=True)
+class Summary:
+    """What a report says besides its findings, as its text says it: the summary line, the
+    warning that comes first, the remarks after the findings and the fix in JAX."""
+
+    line: str
+    ok: bool
+    warning: str | None = None
+    remarks: Sequence[str] = ()
+    jax_fix: str | None = None
+
+
 def report_html(
-    report: Report,
+    document: Mapping[str, Any],
+    summary: Summary,
     *,
-    outputs: Sequence[str] | None = None,
     heading: str | None = None,
+    trace: str | None = None,
 ) -> str:
-    """The report as a fragment of HTML; ``heading`` above it (``MismatchError``'s), and the
-    fix in JAX of ``outputs`` (:meth:`Report.jax_fix`) below its findings."""
+    """The report of ``document`` (its JSON, ``report.schema.json``, locations in place) as a
+    fragment of HTML: ``heading`` above it (``MismatchError``'s), ``summary``, each finding,
+    and the ``trace`` frame (:func:`trace_html`) at the end."""
     parts = [f"<div class='hostoffload-report'><style>{_STYLE}</style>"]
     if heading is not None:
         parts.append(f"<p class='ho-heading ho-bad'>{_text(heading)}</p>")
-    source = f"{report.source}: " if report.source is not None else ""
-    tone = "ho-ok" if report.ok else "ho-bad"
-    parts.append(f"<p class='ho-summary {tone}'>{_text(source + report.summary)}</p>")
-    if report.lowering_warning is not None:
-        parts.append(f"<p><b>warning:</b> {_text(report.lowering_warning)}</p>")
-    collapsed = len(report.findings) > COLLAPSED_ABOVE_FINDINGS
-    parts.extend(_finding_html(finding, open_=not collapsed) for finding in report.findings)
-    if report.debug_info_hint is not None:
-        parts.append(f"<p><b>note:</b> {_text(report.debug_info_hint)}</p>")
-    fix = report.jax_fix(outputs)
-    if fix:
-        fix = with_cell_names(fix, files_of(report))
+    tone = "ho-ok" if summary.ok else "ho-bad"
+    parts.append(f"<p class='ho-summary {tone}'>{_text(summary.line)}</p>")
+    if summary.warning is not None:
+        parts.append(f"<p><b>warning:</b> {_text(summary.warning)}</p>")
+    findings = document["findings"]
+    collapsed = len(findings) > COLLAPSED_ABOVE_FINDINGS
+    parts.extend(_finding_html(finding, open_=not collapsed) for finding in findings)
+    parts.extend(f"<p><b>note:</b> {_text(remark)}</p>" for remark in summary.remarks)
+    if summary.jax_fix:
+        fix = with_cell_names(summary.jax_fix)
         parts.append(f"<h4>Fix in JAX</h4><pre>{_text(fix)}</pre>")
-    if report.trace is not None:
-        parts.append(f"<details><summary>Trace</summary>{trace_html(report.trace)}</details>")
+    if trace is not None:
+        parts.append(f"<details><summary>Trace</summary>{trace}</details>")
     parts.append("</div>")
     return "".join(parts)
 
 
-def trace_html(trace: Trace) -> str:
-    """The trace's page (:meth:`Trace.to_html`) in a frame: given whole as ``srcdoc``,
-    sandboxed to run its own script and nothing else (its policy already stops any request),
-    so that nothing of the notebook reaches it or it the notebook."""
-    document = _cells_named(json.loads(trace.to_json()))
-    page = render_page(document, title=trace.source)
-    title = f"hostoffload trace of @{trace.entry}"
+def trace_html(document: Mapping[str, Any], title: str | None) -> str:
+    """The page of the trace ``document`` (``trace.schema.json``; the page
+    :meth:`Trace.to_html` makes) in a frame: given whole as ``srcdoc``, sandboxed to run its
+    own script and nothing else (its policy already stops any request), so that nothing of the
+    notebook reaches it or it the notebook."""
+    page = render_page(_cells_named(document), title=title)
+    label = f"hostoffload trace of @{document['entry']}"
     return (
-        f"<iframe class='hostoffload-trace' title='{_text(title)}' sandbox='allow-scripts' "
+        f"<iframe class='hostoffload-trace' title='{_text(label)}' sandbox='allow-scripts' "
         f"style='width: 100%; height: {TRACE_FRAME_HEIGHT}px; border: 1px solid "
         f"rgba(127, 127, 127, 0.4);' srcdoc='{_text(page)}'></iframe>"
     )
 
 
 def _cells_named(document: Any) -> Any:
-    """A trace's document with the file of each location in a cell named as IPython names
-    the cell (``Cell In[3]``), for its page to show."""
+    """A JSON document with the file of each location in a cell named as IPython names the
+    cell (``Cell In[3]``)."""
     names: dict[str, str | None] = {}
     pending = [document]
     while pending:
@@ -125,60 +133,65 @@ def _cells_named(document: Any) -> Any:
     return document
 
 
-def _finding_html(finding: Finding, *, open_: bool) -> str:
-    where = _place(finding.location)
-    code_links = _code_links(finding.code)
+def _finding_html(finding: Mapping[str, Any], *, open_: bool) -> str:
+    code = finding["code"]
+    severity = finding["severity"]
+    where = _place(finding["location"])
+    message = finding["message"].removeprefix(f"{code}: ")
     head = (
-        f"<summary><span class='ho-severity'>{_text(finding.severity)}</span> "
-        f"<b>{_text(finding.code)}</b>{' at ' + _where(where) if where else ''}: "
-        f"{_text(finding.message.removeprefix(f'{finding.code}: '))}</summary>"
+        f"<summary><span class='ho-severity'>{_text(severity)}</span> "
+        f"<b>{_text(code)}</b>{' at ' + _where(where) if where else ''}: "
+        f"{_text(message)}</summary>"
     )
-    body = [_window(finding.location, LINES_BEFORE, LINES_AFTER)]
-    notes = [note for note in finding.notes if not _is_fix_note(note, finding.fixes)]
+    body = [_window(finding["location"], LINES_BEFORE, LINES_AFTER)]
+    fixes = finding["fixes"]
+    notes = [note for note in finding["notes"] if not _is_fix_note(note, fixes)]
     if notes:
+        shown = _shown_lines(finding["location"])
         body.append("<ul class='ho-notes'>")
-        body.extend(_note_html(note, _shown_lines(finding.location)) for note in notes)
+        body.extend(_note_html(note, shown) for note in notes)
         body.append("</ul>")
-    if finding.fixes:
+    if fixes:
         body.append("<h4>Fixes</h4><ul class='ho-fixes'>")
-        body.extend(_fix_html(fix) for fix in finding.fixes)
+        body.extend(_fix_html(fix) for fix in fixes)
         body.append("</ul>")
-    body.append(f"<p class='ho-links'>{_text(finding.code)} explained: {code_links}</p>")
+    body.append(f"<p class='ho-links'>{_text(code)} explained: {_code_links(code)}</p>")
     state = " open" if open_ else ""
     return (
-        f"<details class='ho-finding ho-{_text(finding.severity)}'{state}>"
-        f"{head}{''.join(body)}</details>"
+        f"<details class='ho-finding ho-{_text(severity)}'{state}>{head}{''.join(body)}</details>"
     )
 
 
-def _note_html(note: Note, shown: tuple[str | None, range]) -> str:
+def _note_html(note: Mapping[str, Any], shown: tuple[str | None, range]) -> str:
     """A note, with its line unless the finding's window shows it (``shown``: its file and
     lines)."""
-    where = _place(note.location)
+    location = note["location"]
+    where = _place(location)
     file, lines = shown
-    at_shown = note.location.file == file and note.location.line in lines
-    window = "" if at_shown else _window(note.location, 0, 0)
-    return f"<li>{_where(where) + ': ' if where else ''}{_text(note.message)}{window}</li>"
+    at_shown = location["file"] == file and location["line"] in lines
+    window = "" if at_shown else _window(location, 0, 0)
+    return f"<li>{_where(where) + ': ' if where else ''}{_text(note['message'])}{window}</li>"
 
 
-def _shown_lines(location: Location) -> tuple[str | None, range]:
+def _shown_lines(location: Mapping[str, Any]) -> tuple[str | None, range]:
     """The file and the lines of the window of a finding at ``location``."""
-    if location.line is None:
-        return location.file, range(0)
-    return location.file, range(location.line - LINES_BEFORE, location.line + LINES_AFTER + 1)
+    line = location["line"]
+    if line is None:
+        return location["file"], range(0)
+    return location["file"], range(line - LINES_BEFORE, line + LINES_AFTER + 1)
 
 
-def _fix_html(fix: Fix) -> str:
-    title = _FIX_TITLES.get(fix.strategy, fix.strategy)
+def _fix_html(fix: Mapping[str, Any]) -> str:
+    title = _FIX_TITLES.get(fix["strategy"], fix["strategy"])
     return (
-        f"<li><b>{_text(title)}</b>: in JAX, {_text(fix.jax_change)}; "
-        f"in the module, {_text(fix.module_change)}</li>"
+        f"<li><b>{_text(title)}</b>: in JAX, {_text(fix['jax_change'])}; "
+        f"in the module, {_text(fix['module_change'])}</li>"
     )
 
 
-def _is_fix_note(note: Note, fixes: Iterable[Fix]) -> bool:
+def _is_fix_note(note: Mapping[str, Any], fixes: Iterable[Mapping[str, Any]]) -> bool:
     """Whether ``note`` states one of ``fixes``, which the report shows as fixes instead."""
-    return any(fix.jax_change in note.message for fix in fixes)
+    return any(fix["jax_change"] in note["message"] for fix in fixes)
 
 
 def _code_links(code: str) -> str:
@@ -198,33 +211,34 @@ def _link(address: str, text: str) -> str:
     return f"<a href='{_text(address)}' target='_blank' rel='noopener noreferrer'>{_text(text)}</a>"
 
 
-def _place(location: Location) -> str | None:
-    return place(location.file, location.line, location.column)
+def _place(location: Mapping[str, Any]) -> str | None:
+    return place(location["file"], location["line"], location["column"])
 
 
 def _where(place_text: str) -> str:
     return f"<span class='ho-where'>{_text(place_text)}</span>"
 
 
-def _window(location: Location, before: int, after: int) -> str:
+def _window(location: Mapping[str, Any], before: int, after: int) -> str:
     """The lines around ``location`` with line numbers, its own marked and a caret under its
     column; nothing where its source cannot be read."""
-    if location.file is None or location.line is None:
+    file, line = location["file"], location["line"]
+    if file is None or line is None:
         return ""
-    lines = source_lines(location.file)
-    if not 1 <= location.line <= len(lines):
+    lines = source_lines(file)
+    if not 1 <= line <= len(lines):
         return ""
-    first = max(1, location.line - before)
-    last = min(len(lines), location.line + after)
+    first = max(1, line - before)
+    last = min(len(lines), line + after)
     width = len(str(last))
-    column = max(1, location.column or 1)
-    cut = _cut(lines[location.line - 1].rstrip("\r\n"), column)
+    column = max(1, location["column"] or 1)
+    cut = _cut(lines[line - 1].rstrip("\r\n"), column)
     rows = []
     for number in range(first, last + 1):
         text = lines[number - 1].rstrip("\r\n")
         shown = _cut_at(text, cut)
         row = f"{number:>{width}} | {_text(shown)}"
-        if number == location.line:
+        if number == line:
             rows.append(f"<span class='ho-current'>{row}</span>")
             caret = column - 1 - cut + (3 if cut else 0)
             rows.append(f"{'':>{width}} | <span class='ho-caret'>{' ' * caret}^</span>")

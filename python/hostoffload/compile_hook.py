@@ -39,8 +39,8 @@ from pathlib import Path
 from types import ModuleType, TracebackType
 from typing import TYPE_CHECKING, Any, Literal, TypeVar
 
-from hostoffload._cells import files_of, with_cell_names
 from hostoffload._cells import shell as ipython_shell
+from hostoffload._cells import with_cell_names
 from hostoffload.platforms import (
     DEFAULT_PLATFORM,
     OFFLOADING_PLATFORMS,
@@ -86,8 +86,6 @@ class _Mismatch:
 
     def _repr_html_(self) -> str:
         """The report in a notebook, headed by what happened (:mod:`hostoffload._html`)."""
-        from hostoffload._html import report_html
-
         platform = self.report.platform
         xla = f"XLA for {platform.upper()}" if platform else "XLA"
         what = "compiled" if isinstance(self, Warning) else "stopped before XLA compiled"
@@ -95,14 +93,15 @@ class _Mismatch:
             f"{type(self).__name__}: {xla} would reject "
             f"{self.report.source or 'the program'}; {what} it"
         )
-        return report_html(self.report, outputs=self.outputs, heading=heading)
+        return self.report.to_html(outputs=self.outputs, heading=heading)
 
     def _render_traceback_(self) -> list[str]:
-        """IPython's traceback of the error, after showing the report in a Jupyter kernel
-        (IPython asks an exception for its traceback by this method)."""
-        from hostoffload.notebook import render_traceback
+        """IPython's traceback of the error, to the user's call that made JAX compile, after
+        showing the report in a Jupyter kernel (IPython asks an exception for its traceback
+        by this method)."""
+        from hostoffload._kernel import render_traceback
 
-        return render_traceback(self)
+        return render_traceback(self, to_last_user_frame(self.__traceback__))
 
 
 class MismatchError(_Mismatch, Exception):
@@ -226,9 +225,9 @@ class watch:  # Lower case: it reads as a function, ``with hostoffload.watch():`
             warning = MismatchWarning(report, outputs)
             if ipython_shell() is not None:
                 # Imported here: only a notebook shows warnings as reports.
-                from hostoffload.notebook import show_warnings
+                from hostoffload._kernel import show_warnings
 
-                show_warnings()
+                show_warnings(MismatchWarning)
             warnings.warn(warning, stacklevel=_caller_stacklevel())
         return mismatch if self.action == "error" else None
 
@@ -426,7 +425,7 @@ def output_paths(module: Any) -> tuple[str, ...] | None:
 def _message(report: Report, outputs: Sequence[str] | None) -> str:
     """The text of a mismatch: the report and the fix in JAX, a notebook's cells named as
     IPython names them (``Cell In[3], line 5``)."""
-    return with_cell_names(report.to_text(jax_fix=True, outputs=outputs), files_of(report))
+    return with_cell_names(report.to_text(jax_fix=True, outputs=outputs))
 
 
 def _check(

@@ -212,11 +212,28 @@ class Report:
         return self.to_text()
 
     def _repr_html_(self) -> str:
-        """The report in a notebook (Jupyter, Colab): its summary, each finding with its
-        source window, notes, fixes and the pages on its code, then the fix in JAX."""
-        from hostoffload._html import report_html
+        return self.to_html()
 
-        return report_html(self)
+    def to_html(self, *, outputs: Sequence[str] | None = None, heading: str | None = None) -> str:
+        """The report as HTML, as a notebook (Jupyter, Colab) shows it: its summary line, each
+        finding at its location (a cell's as IPython names it, ``Cell In[3], line 5``) with
+        its source window, notes, both fixes and the pages on its code, collapsed to its
+        first line above 20 findings, then the fix in JAX (of ``outputs``, see
+        :meth:`jax_fix`) and the trace if it has one; ``heading`` above it all."""
+        # Imported here: only a notebook shows HTML.
+        from hostoffload._html import Summary, report_html
+
+        prefix = f"{self.source}: " if self.source is not None else ""
+        remarks = [self.debug_info_hint] if self.debug_info_hint is not None else []
+        summary = Summary(
+            line=f"{prefix}{self.summary}",
+            ok=self.ok,
+            warning=self.lowering_warning,
+            remarks=remarks,
+            jax_fix=self.jax_fix(outputs),
+        )
+        trace = self.trace._repr_html_() if self.trace is not None else None
+        return report_html(json.loads(self.to_json()), summary, heading=heading, trace=trace)
 
     def to_text(
         self,

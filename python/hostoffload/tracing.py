@@ -183,7 +183,7 @@ class Trace:
         """The trace in a notebook: :meth:`to_html`'s page in a sandboxed frame."""
         from hostoffload._html import trace_html
 
-        return trace_html(self)
+        return trace_html(json.loads(self.to_json()), self.source)
 
     def to_text(self) -> str:
         """Compiler-style text grouped by line: each line's totals, each start there with its

@@ -17,6 +17,7 @@ import linecache
 import re
 import struct
 import subprocess
+import warnings
 import zlib
 from collections.abc import Iterator
 from pathlib import Path
@@ -27,7 +28,7 @@ from conftest import EXAMPLE, REPO_ROOT
 from test_trace_page import CHROMIUM, DomReader, Element, needs_browser
 
 import hostoffload
-from hostoffload import _cells, _html
+from hostoffload import _cells, _html, compile_hook
 from hostoffload.codes import help_uri, xla_page
 from hostoffload.compile_hook import MismatchError, MismatchWarning
 from hostoffload.diagnostic import Location, Note
@@ -162,6 +163,20 @@ def test_a_trace_shows_its_page_in_a_sandboxed_frame() -> None:
     assert "default-src 'none'" in frame.attrs["srcdoc"]
 
 
+def test_the_extension_starts_one_watch_and_unloading_stops_it(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(warnings, "showwarning", warnings.showwarning)
+    monkeypatch.setenv("HOSTOFFLOAD_PLATFORM", "cuda")
+    before = list(compile_hook._active)
+    hostoffload.load_ipython_extension(None)
+    hostoffload.load_ipython_extension(None)  # %load_ext again, or %reload_ext
+    (started,) = [w for w in compile_hook._active if w not in before]
+    assert (started.action, started.platform) == ("error", "cuda")
+    hostoffload.unload_ipython_extension(None)
+    assert compile_hook._active == before
+
+
 # --- the lines of a cell ------------------------------------------------------------------------
 @pytest.fixture
 def cell_file() -> Iterator[str]:
@@ -216,13 +231,15 @@ def test_a_long_source_line_is_shown_around_its_caret(
 
 # --- a real kernel ----------------------------------------------------------------------------
 def executed(notebook: Any, directory: Path) -> Any:
-    """``notebook`` run in a fresh Python kernel (ipykernel) in ``directory``, JAX on CPU."""
+    """``notebook`` run in a fresh Python kernel (ipykernel) in ``directory``, JAX on CPU,
+    every cell whatever the others raised: the tests say which cells may fail."""
     nbclient = pytest.importorskip("nbclient")
     pytest.importorskip("ipykernel")
     client = nbclient.NotebookClient(
         notebook,
         timeout=CELL_SECONDS,
         kernel_name="python3",
+        allow_errors=True,
         resources={"metadata": {"path": str(directory)}},
     )
     return client.execute()
@@ -267,8 +284,9 @@ def example_run(tmp_path_factory: pytest.TempPathFactory) -> Any:
 
 
 def test_the_example_stops_the_failing_cell_with_its_report(example_run: Any) -> None:
-    load, setup, failing, fixed, checked, traced = code_cells(example_run)
-    for cell in (load, setup, fixed, checked, traced):
+    # The fixed cell compiles on CPU, which not every jaxlib can (the next test).
+    load, setup, failing, _, checked, traced = code_cells(example_run)
+    for cell in (load, setup, checked, traced):
         assert outputs_of(cell, "error") == [], cell.source
     cell = f"Cell In[{failing.execution_count}]"
     dom = elements(html_of(failing))
@@ -296,8 +314,10 @@ def test_the_example_stops_the_failing_cell_with_its_report(example_run: Any) ->
     assert COMPILE_LINE in ANSI.sub("", error.traceback[2])
 
 
+@pytest.mark.usefixtures("cpu_host_memory")
 def test_the_example_s_fixed_cell_compiles(example_run: Any) -> None:
     fixed = code_cells(example_run)[3]
+    assert outputs_of(fixed, "error") == []
     assert [output.text for output in outputs_of(fixed, "stream")] == ["compiled\n"]
 
 
@@ -339,7 +359,6 @@ def routes_run(tmp_path_factory: pytest.TempPathFactory) -> Any:
     nbformat = pytest.importorskip("nbformat")
     notebook = nbformat.v4.new_notebook()
     notebook.cells = [nbformat.v4.new_code_cell(source) for source in ROUTES_CELLS]
-    notebook.cells[1].metadata["tags"] = ["raises-exception"]
     directory = tmp_path_factory.mktemp("routes")
     with pytest.MonkeyPatch.context() as patch:
         patch.setenv("JAX_PLATFORMS", "cpu")
@@ -349,7 +368,8 @@ def routes_run(tmp_path_factory: pytest.TempPathFactory) -> Any:
 
 
 def test_the_environment_variable_watches_the_kernel(routes_run: Any) -> None:
-    failing = code_cells(routes_run)[1]
+    setup, failing = code_cells(routes_run)[:2]
+    assert outputs_of(setup, "error") == []
     cell = f"Cell In[{failing.execution_count}]"
     dom = elements(html_of(failing))
     assert dom.one("p", class_="ho-heading").text.startswith("MismatchError")
@@ -364,9 +384,11 @@ def test_a_watch_in_a_cell_shows_its_warning_as_a_report(routes_run: Any) -> Non
     dom = elements(html_of(warned))
     heading = dom.one("p", class_="ho-heading").text
     assert heading.startswith("MismatchWarning:") and heading.endswith("; compiled it")
-    assert next(dom.all("summary")).text.startswith(
-        f"error E1200 at Cell In[{warned.execution_count}], line 2: "
-    )
+    # Output 1, x * 7, at its line of the cell (output 0 is the argument itself, which older
+    # JAX releases locate nowhere).
+    summaries = [summary.text for summary in dom.all("summary")]
+    line = f"error E1200 at Cell In[{warned.execution_count}], line 2: "
+    assert any(summary.startswith(line) for summary in summaries), summaries
     # Shown as a report, not also printed as text.
     assert [output.text for output in outputs_of(warned, "stream")] == ["compiled\n"]
 
@@ -476,11 +498,11 @@ def test_the_saved_notebook_shows_its_report_and_trace_in_a_browser(
     starts = [start.one(class_="start-name").text for start in body.all(class_="start")]
     assert starts == ["argument 'opt_state'", "'annotate_device_placement' to pinned_host"]
     # The state at the step's line in the cell that defined it, the move to host memory that
-    # out_shardings asks for at the line that compiled it: cells named as IPython names them,
-    # never a line of the hooks that lowered the step again.
+    # out_shardings asks for at the line that compiled it (no line in older JAX releases):
+    # cells named as IPython names them, never a line of the hooks that lowered the step again.
     lines = [line.text for line in body.all(class_="where-line")]
     assert lines[0] == f"{cell}:2"
-    assert all(re.fullmatch(r"Cell In\[\d+\]:\d+", line) for line in lines), lines
+    assert all(re.fullmatch(r"Cell In\[\d+\]:\d+|no source line", line) for line in lines), lines
     _, _, trace_rows = png_rows(screenshot(trace_page, "1200,800"))
     assert trace_rows > 100, "the trace's page shows next to nothing"
 
