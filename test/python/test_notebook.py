@@ -14,12 +14,14 @@ from __future__ import annotations
 import dataclasses
 import html
 import linecache
+import os
 import re
+import shutil
 import struct
 import subprocess
 import warnings
 import zlib
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -400,13 +402,25 @@ def test_a_watch_started_in_a_cell_watches_later_cells(routes_run: Any) -> None:
 
 
 # --- the notebook in a browser --------------------------------------------------------------
-def notebook_page(notebook: Any) -> str:
-    """The executed notebook as one page, as a notebook's front end shows it: each code cell's
+TESSERACT = shutil.which("tesseract")
+# The windows the screenshots are taken in (CSS pixels), and the pixels per CSS pixel.
+REPORT_WINDOW = (1000, 640)
+TRACE_WINDOW = (1000, 560)
+SCALE = 2
+needs_ocr = pytest.mark.skipif(
+    TESSERACT is None,
+    reason="no tesseract on PATH: the screenshots are read with it; on Debian or Ubuntu: "
+    "apt-get install tesseract-ocr",
+)
+
+
+def notebook_page(cells: Iterable[Any]) -> str:
+    """Executed code cells as one page, as a notebook's front end shows them: each cell's
     source, then its outputs (HTML as it is, text and tracebacks as text)."""
     parts = ["<!DOCTYPE html><html><head><meta charset='utf-8'><title>notebook</title>"]
     parts.append("<style>body{font-family:sans-serif;margin:16px} .cell{margin:12px 0}</style>")
     parts.append("</head><body>")
-    for cell in code_cells(notebook):
+    for cell in cells:
         parts.append(f"<div class='cell' data-count='{cell.execution_count}'>")
         parts.append(f"<pre class='source'>{html.escape(cell.source)}</pre>")
         for output in cell.outputs:
@@ -441,9 +455,23 @@ def chromium(page: Path, *options: str) -> subprocess.CompletedProcess[str]:
     return done
 
 
-def screenshot(page: Path, size: str) -> Path:
+def dom_of(page: Path) -> Element:
+    """The page's DOM once its scripts ran."""
+    reader = DomReader()
+    reader.feed(chromium(page, "--dump-dom").stdout)
+    return reader.root
+
+
+def screenshot(page: Path, width: int, height: int) -> Path:
+    """The top of ``page`` in a window ``width`` by ``height`` CSS pixels, drawn at twice the
+    pixels, as on a laptop's screen (and so that OCR reads it)."""
     picture = page.with_suffix(".png")
-    chromium(page, f"--screenshot={picture}", f"--window-size={size}")
+    chromium(
+        page,
+        f"--screenshot={picture}",
+        f"--window-size={width},{height}",
+        f"--force-device-scale-factor={SCALE}",
+    )
     return picture
 
 
@@ -466,34 +494,50 @@ def png_rows(picture: Path) -> tuple[int, int, int]:
     return width, height, len(rows)
 
 
+@dataclasses.dataclass(frozen=True)
+class Shown:
+    """The example notebook in Chromium: the DOM of all its cells, the DOM of its trace's
+    page, and screenshots of the failing cell (its report) and of the trace's page."""
+
+    cells: list[Element]
+    trace: Element
+    report_picture: Path
+    trace_picture: Path
+
+
+@pytest.fixture(scope="module")
+def shown(example_run: Any, tmp_path_factory: pytest.TempPathFactory) -> Shown:
+    directory = tmp_path_factory.mktemp("browser")
+    cells = code_cells(example_run)
+    page = directory / "notebook.html"
+    page.write_text(notebook_page(cells), encoding="utf-8")
+    shown_cells = list(dom_of(page).all("div", class_="cell"))
+    report_page = directory / "report.html"
+    report_page.write_text(notebook_page(cells[2:3]), encoding="utf-8")
+    # The trace's page, as its frame shows it.
+    (frame,) = shown_cells[5].all("iframe")
+    assert frame.attrs["sandbox"] == "allow-scripts"
+    trace_page = directory / "trace.html"
+    trace_page.write_text(frame.attrs["srcdoc"], encoding="utf-8")
+    return Shown(
+        cells=shown_cells,
+        trace=dom_of(trace_page),
+        report_picture=screenshot(report_page, *REPORT_WINDOW),
+        trace_picture=screenshot(trace_page, *TRACE_WINDOW),
+    )
+
+
 @needs_browser
 def test_the_saved_notebook_shows_its_report_and_trace_in_a_browser(
-    example_run: Any, tmp_path: Path
+    example_run: Any, shown: Shown
 ) -> None:
-    failing = code_cells(example_run)[2]
-    page = tmp_path / "notebook.html"
-    page.write_text(notebook_page(example_run), encoding="utf-8")
-    done = chromium(page, "--dump-dom")
-    reader = DomReader()
-    reader.feed(done.stdout)
-    shown = [div for div in reader.root.all("div", class_="cell")]
-    report = next(shown[2].all("div", class_="hostoffload-report"))
-    cell = f"Cell In[{failing.execution_count}]"
+    cell = f"Cell In[{code_cells(example_run)[2].execution_count}]"
+    report = next(shown.cells[2].all("div", class_="hostoffload-report"))
     assert f"error E1200 at {cell}, line 3" in report.text
     assert "keep it in host memory" in report.text
-    assert f"{cell}, line 6" in next(shown[2].all("pre", class_="error")).text
-    (frame,) = shown[5].all("iframe")
-    assert frame.attrs["sandbox"] == "allow-scripts"
-    picture = screenshot(page, "1200,2400")
-    width, height, rows = png_rows(picture)
-    assert (width, height) == (1200, 2400)
-    assert rows > 300, "the notebook's page shows next to nothing"
-    # The trace's page, as its frame shows it: its script draws the trace.
-    trace_page = tmp_path / "trace.html"
-    trace_page.write_text(frame.attrs["srcdoc"], encoding="utf-8")
-    trace_reader = DomReader()
-    trace_reader.feed(chromium(trace_page, "--dump-dom").stdout)
-    body = trace_reader.root.one("body")
+    assert f"{cell}, line 6" in next(shown.cells[2].all("pre", class_="error")).text
+    # The trace's script ran and drew it.
+    body = shown.trace.one("body")
     assert body.attrs.get("data-ready") == "true"
     starts = [start.one(class_="start-name").text for start in body.all(class_="start")]
     assert starts == ["argument 'opt_state'", "'annotate_device_placement' to pinned_host"]
@@ -503,8 +547,61 @@ def test_the_saved_notebook_shows_its_report_and_trace_in_a_browser(
     lines = [line.text for line in body.all(class_="where-line")]
     assert lines[0] == f"{cell}:2"
     assert all(re.fullmatch(r"Cell In\[\d+\]:\d+|no source line", line) for line in lines), lines
-    _, _, trace_rows = png_rows(screenshot(trace_page, "1200,800"))
-    assert trace_rows > 100, "the trace's page shows next to nothing"
+    for picture, (width, height) in (
+        (shown.report_picture, REPORT_WINDOW),
+        (shown.trace_picture, TRACE_WINDOW),
+    ):
+        assert png_rows(picture)[:2] == (width * SCALE, height * SCALE)
+        assert png_rows(picture)[2] > height // 2, f"{picture.name} shows next to nothing"
+
+
+def read_pictures(*pictures: Path) -> list[str]:
+    """The text of each screenshot, as tesseract reads it (one process each, side by side, each
+    on one thread): spaces made single, quotes straight."""
+    assert TESSERACT is not None
+    environment = {**os.environ, "OMP_THREAD_LIMIT": "1"}
+    readers = [
+        subprocess.Popen(
+            [TESSERACT, str(picture), "-"],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+            env=environment,
+        )
+        for picture in pictures
+    ]
+    texts = []
+    for reader in readers:
+        out, err = reader.communicate(timeout=120)
+        assert reader.returncode == 0, err
+        texts.append(" ".join(out.split()).translate(str.maketrans("‘’“”", "''\"\"")))
+    return texts
+
+
+@needs_browser
+@needs_ocr
+def test_the_screenshots_show_the_report_and_the_trace(example_run: Any, shown: Shown) -> None:
+    """What a person reads on the screenshots of the failing cell and of the trace."""
+    report, trace = read_pictures(shown.report_picture, shown.trace_picture)
+    cell = f"Cell In[{code_cells(example_run)[2].execution_count}]"
+    for text in (
+        "MismatchError: XLA for TPU would reject jit_step; stopped before XLA compiled it",
+        "jit_step: @main (TPU lowering): 2 errors, 1 warning",
+        f"error E1200 at {cell}, line 3: Tensor which is moved to host",
+        f"{cell}, line 2: in host memory from the start: argument 'opt_state'",
+        "keep it in host memory: in JAX, out_shardings=",
+        "bring it back to device memory: in JAX, jax.device_put(",
+        "E1200 explained: hostoffload's diagnostics, XLA's page on E1200",
+    ):
+        assert text in report, (text, report)
+    for text in (
+        "hostoffload trace: @main",
+        "2 starts on 2 lines",
+        f"{cell}:2",
+        "argument 'opt_state'",
+        "HOST COMPUTE",
+    ):
+        assert text in trace, (text, trace)
 
 
 def test_the_notebook_is_clean() -> None:
