@@ -7,7 +7,10 @@ a program with errors raises :class:`MismatchError` instead of being compiled
 (``action="warn"``), or is only recorded in :attr:`watch.mismatches` (``action="record"``).
 ``HOSTOFFLOAD_WATCH=error`` (or ``1``) or ``=warn`` in the environment starts one for the whole
 process, in any Python program (a start-up hook installed with the package reads it);
-``hostoffload run SCRIPT`` runs a script under one.
+``hostoffload run SCRIPT`` runs a script under one; ``watch().start()`` starts one until its
+``stop()``, and ``%load_ext hostoffload`` one for a notebook's later cells
+(:mod:`hostoffload.notebook`). In IPython a :class:`MismatchError`'s traceback ends at the
+user's line, and in a Jupyter kernel its report is shown (:mod:`hostoffload._kernel`).
 
 What is checked is the lowering for the platform that offloads. When JAX compiles for TPU or
 GPU, that is the module it compiles. When it compiles for CPU (CI, a laptop), it is not: JAX

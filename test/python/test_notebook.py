@@ -19,6 +19,7 @@ import re
 import shutil
 import struct
 import subprocess
+import sys
 import warnings
 import zlib
 from collections.abc import Iterable, Iterator
@@ -177,6 +178,21 @@ def test_the_extension_starts_one_watch_and_unloading_stops_it(
     assert (started.action, started.platform) == ("error", "cuda")
     hostoffload.unload_ipython_extension(None)
     assert compile_hook._active == before
+
+
+def test_loading_the_extension_imports_nothing_heavy() -> None:
+    """``%load_ext hostoffload`` imports neither JAX (the hooks go in when the notebook
+    imports it) nor MLIR nor IPython's display machinery."""
+    code = (
+        "import sys, hostoffload; hostoffload.load_ipython_extension(None); "
+        "print(sorted(m for m in sys.modules if m.split('.')[0] in ('jax', 'IPython') "
+        "or m.startswith('hostoffload.mlir')))"
+    )
+    environment = {k: v for k, v in os.environ.items() if not k.startswith("HOSTOFFLOAD_")}
+    done = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, timeout=60, env=environment
+    )
+    assert (done.returncode, done.stdout) == (0, "[]\n"), done.stderr
 
 
 # --- the lines of a cell ------------------------------------------------------------------------
