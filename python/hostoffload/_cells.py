@@ -17,8 +17,11 @@ import sys
 from typing import Any
 
 _PYTHON_SUFFIXES = (".py", ".pyw")
-# A place in a Python file as compilers print it (``/tmp/ipykernel_7/3.py:5:12``).
-_FILE_LINE = re.compile(r"(?P<file>[^\s\"'(),]+\.py):(?P<line>\d+)(?::\d+)?")
+# A place in a Python file as compilers print it: a Jupyter kernel's cell
+# (``/tmp/ipykernel_7/3.py:5:12``), a terminal IPython's (``<ipython-input-1-d2fa>:6:19``).
+_FILE_LINE = re.compile(
+    r"(?P<file>[^\s\"'(),<>]+\.py|<ipython-input-[\w-]+>):(?P<line>\d+)(?::\d+)?"
+)
 
 
 def source_lines(file: str) -> list[str]:

@@ -411,6 +411,27 @@ def test_a_watch_in_a_cell_shows_its_warning_as_a_report(routes_run: Any) -> Non
     assert [output.text for output in outputs_of(warned, "stream")] == ["compiled\n"]
 
 
+def test_in_a_terminal_ipython_the_error_is_text_at_the_cell_s_lines() -> None:
+    """IPython in a terminal: no HTML, the traceback ends at the user's line, and the text
+    names the cell as IPython does (its cells are ``<ipython-input-1-...>`` there)."""
+    pytest.importorskip("IPython")
+    code = ROUTES_SETUP + "hostoffload.watch().start()\n" + ROUTES_CELLS[1]
+    environment = {k: v for k, v in os.environ.items() if not k.startswith("HOSTOFFLOAD_")}
+    done = subprocess.run(
+        [sys.executable, "-m", "IPython", "--no-banner", "-c", code],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env={**environment, "JAX_PLATFORMS": "cpu"},
+    )
+    shown = ANSI.sub("", done.stdout + done.stderr)
+    traceback, _, message = shown.partition("\nMismatchError: ")
+    frames = [line for line in traceback.splitlines() if line.startswith(("Cell In[", "File "))]
+    assert frames == ["Cell In[1], line 10"], shown
+    assert message.startswith("Cell In[1], line 10: error: E1200:"), shown
+    assert "ipython-input" not in shown and "<div" not in shown
+
+
 def test_a_watch_started_in_a_cell_watches_later_cells(routes_run: Any) -> None:
     recorded = code_cells(routes_run)[4]
     assert outputs_of(recorded, "error") == []
