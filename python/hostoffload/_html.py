@@ -4,10 +4,11 @@ their JSON documents (``report.schema.json``, ``trace.schema.json``) as the trac
 A report is a fragment with its own style: the summary line, then each finding with its
 location (a cell named as IPython names it, see :mod:`hostoffload._cells`), its source window,
 its notes, both fixes and the pages that explain its code, then the fix in JAX. Above
-:data:`COLLAPSED_ABOVE_FINDINGS` findings each one is collapsed to its first line. A trace is
-the page of ``hostoffload trace --format html`` in a sandboxed frame of its own, a cell's
-file named as IPython names the cell. Every text of a report or a trace is escaped: module
-text can hold anything.
+:data:`COLLAPSED_ABOVE_FINDINGS` findings each one is collapsed to its first line; past
+:data:`SHOWN_FINDINGS` the rest are counted. A trace is the page of
+``hostoffload trace --format html`` in a sandboxed frame of its own, a cell's file named as
+IPython names the cell. Every text of a report or a trace is escaped: module text can hold
+anything.
 """
 
 from __future__ import annotations
@@ -23,6 +24,9 @@ from hostoffload.trace_page import render_page
 
 #: With more findings than this, a report shows each collapsed to its first line.
 COLLAPSED_ABOVE_FINDINGS = 20
+#: The findings a report shows at most; it counts the rest (a notebook keeps every output it
+#: shows, and a model's report can hold tens of thousands).
+SHOWN_FINDINGS = 1000
 #: The lines a finding's source window shows before and after its own.
 LINES_BEFORE = 2
 LINES_AFTER = 1
@@ -91,7 +95,14 @@ def report_html(
         parts.append(f"<p><b>warning:</b> {_text(summary.warning)}</p>")
     findings = document["findings"]
     collapsed = len(findings) > COLLAPSED_ABOVE_FINDINGS
-    parts.extend(_finding_html(finding, open_=not collapsed) for finding in findings)
+    shown = findings[:SHOWN_FINDINGS]
+    parts.extend(_finding_html(finding, open_=not collapsed) for finding in shown)
+    if len(findings) > len(shown):
+        left = len(findings) - len(shown)
+        parts.append(
+            f"<p class='ho-more'>... and {left} more findings: print(report) or "
+            "report.to_json() has them all</p>"
+        )
     parts.extend(f"<p><b>note:</b> {_text(remark)}</p>" for remark in summary.remarks)
     if summary.jax_fix:
         fix = with_cell_names(summary.jax_fix)

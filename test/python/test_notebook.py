@@ -123,6 +123,17 @@ def test_a_long_report_is_collapsed(example_report: Report) -> None:
         assert {"open" in each.attrs for each in shown} == {opened}
 
 
+def test_a_report_of_many_findings_shows_the_first_and_counts_the_rest(
+    example_report: Report,
+) -> None:
+    (first, *_) = example_report.findings
+    count = _html.SHOWN_FINDINGS + 7
+    report = dataclasses.replace(example_report, findings=(first,) * count)
+    dom = elements(report._repr_html_())
+    assert len(list(dom.all("details", class_="ho-finding"))) == _html.SHOWN_FINDINGS
+    assert dom.one("p", class_="ho-more").text.startswith("... and 7 more findings")
+
+
 def test_everything_a_report_shows_is_escaped(example_report: Report) -> None:
     markup = "<img src=x onerror=alert(1)>'\"&"
     (first, *_) = example_report.findings
