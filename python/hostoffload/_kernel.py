@@ -26,21 +26,23 @@ _show_other_warning = warnings.showwarning
 
 def render_traceback(error: BaseException, trace: TracebackType | None) -> list[str]:
     """IPython's traceback of ``error`` with the frames of ``trace``, as IPython would show
-    it; in a Jupyter kernel the error is shown first, once (its ``_repr_html_``)."""
+    it; in a Jupyter kernel the error's HTML (``_repr_html_``) is shown first, once."""
     running = shell()
     if running is None:
         raise RuntimeError("render_traceback is for IPython, which is not running")
-    if kernel_shell() is not None and error not in _shown:
+    html = getattr(error, "_repr_html_", None)
+    if html is not None and kernel_shell() is not None and error not in _shown:
         from IPython.display import display
 
-        display(error)
+        # As HTML only: a front end that shows no HTML has the report as the traceback's text.
+        display({"text/html": html()}, raw=True)
         _shown.add(error)
     return running.InteractiveTB.structured_traceback(type(error), error, trace)
 
 
 def show_warnings(category: type[Warning]) -> None:
-    """Has each warning of ``category`` shown in a Jupyter kernel as itself (its
-    ``_repr_html_``), not as text; every other warning as before."""
+    """Has each warning of ``category`` shown in a Jupyter kernel as its HTML
+    (``_repr_html_``, its text for front ends without HTML); every other warning as before."""
     global _show_other_warning, _report_warnings
     if category not in _report_warnings:
         _report_warnings = (*_report_warnings, category)
@@ -57,9 +59,10 @@ def _show_warning(
     file: TextIO | None = None,
     line: str | None = None,
 ) -> None:
-    if isinstance(message, _report_warnings) and kernel_shell() is not None:
+    html = getattr(message, "_repr_html_", None)
+    if isinstance(message, _report_warnings) and html is not None and kernel_shell() is not None:
         from IPython.display import display
 
-        display(message)
+        display({"text/html": html(), "text/plain": str(message)}, raw=True)
         return
     _show_other_warning(message, category, filename, lineno, file, line)

@@ -318,6 +318,9 @@ def test_the_example_stops_the_failing_cell_with_its_report(example_run: Any) ->
     for cell in (load, setup, checked, traced):
         assert outputs_of(cell, "error") == [], cell.source
     cell = f"Cell In[{failing.execution_count}]"
+    # The report as HTML only: the traceback below has it as text.
+    (shown,) = outputs_of(failing, "display_data")
+    assert list(shown.data) == ["text/html"]
     dom = elements(html_of(failing))
     heading = dom.one("p", class_="ho-heading").text
     assert heading == (
@@ -418,8 +421,11 @@ def test_a_watch_in_a_cell_shows_its_warning_as_a_report(routes_run: Any) -> Non
     summaries = [summary.text for summary in dom.all("summary")]
     line = f"error E1200 at Cell In[{warned.execution_count}], line 2: "
     assert any(summary.startswith(line) for summary in summaries), summaries
-    # Shown as a report, not also printed as text.
+    # Shown as a report, not also printed as text; the text is there for front ends that
+    # show no HTML.
     assert [output.text for output in outputs_of(warned, "stream")] == ["compiled\n"]
+    (shown,) = outputs_of(warned, "display_data")
+    assert shown.data["text/plain"].startswith("Cell In[")
 
 
 def test_in_a_terminal_ipython_the_error_is_text_at_the_cell_s_lines() -> None:
