@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import dataclasses
 import html
+import json
 import linecache
 import os
 import re
@@ -36,6 +37,7 @@ from hostoffload.codes import help_uri, xla_page
 from hostoffload.compile_hook import MismatchError, MismatchWarning
 from hostoffload.diagnostic import Location, Note
 from hostoffload.report import Report
+from hostoffload.trace_page import render_page
 
 NOTEBOOK = REPO_ROOT / "examples" / "offloaded_state.ipynb"
 # The lines of the step in the notebook's failing cell (its code cell 3), as the report shows
@@ -204,6 +206,16 @@ def test_loading_the_extension_imports_nothing_heavy() -> None:
         [sys.executable, "-c", code], capture_output=True, text=True, timeout=60, env=environment
     )
     assert (done.returncode, done.stdout) == (0, "[]\n"), done.stderr
+
+
+def test_markup_in_a_trace_stays_inside_its_frame() -> None:
+    document = json.loads(hostoffload.trace(EXAMPLE).to_json())
+    markup = "'></iframe><img src=x onerror=alert(1)><iframe srcdoc='"
+    document["starts"][0]["name"] = markup
+    dom = elements(_html.trace_html(document, markup))
+    assert list(dom.all("img")) == []
+    (frame,) = dom.all("iframe")
+    assert frame.attrs["srcdoc"] == render_page(document, title=markup)
 
 
 # --- the lines of a cell ------------------------------------------------------------------------
