@@ -45,6 +45,8 @@ NOTEBOOK = REPO_ROOT / "examples" / "offloaded_state.ipynb"
 STEP_RETURN = "    return params - new_state, new_state"
 STEP_NEW_STATE = "    new_state = opt_state * 0.9 + params"
 COMPILE_LINE = "compiled = jax.jit(step).lower(params, opt_state).compile()"
+# The name of the kernel spec the tests run their notebooks with.
+KERNEL = "hostoffload-test-python"
 # Seconds a cell may take in the kernel: importing JAX and the first check are the slowest.
 CELL_SECONDS = 120
 ANSI = re.compile(r"\x1b\[[0-9;]*m")
@@ -271,19 +273,34 @@ def test_a_long_source_line_is_shown_around_its_caret(
 
 
 # --- a real kernel ----------------------------------------------------------------------------
-def executed(notebook: Any, directory: Path) -> Any:
-    """``notebook`` run in a fresh Python kernel (ipykernel) in ``directory``, JAX on CPU,
-    every cell whatever the others raised: the tests say which cells may fail."""
+def executed(notebook: Any, directory: Path, environment: dict[str, str]) -> Any:
+    """``notebook`` run in a fresh kernel of this Python (ipykernel) in ``directory``, with
+    ``environment`` set, every cell whatever the others raised: the tests say which cells may
+    fail. The kernel is this interpreter's by a kernel spec of the test's own, whatever
+    ``python3`` kernel the machine has."""
     nbclient = pytest.importorskip("nbclient")
     pytest.importorskip("ipykernel")
-    client = nbclient.NotebookClient(
-        notebook,
-        timeout=CELL_SECONDS,
-        kernel_name="python3",
-        allow_errors=True,
-        resources={"metadata": {"path": str(directory)}},
+    spec = directory / "jupyter" / "kernels" / KERNEL
+    spec.mkdir(parents=True)
+    argv = [sys.executable, "-m", "ipykernel_launcher", "-f", "{connection_file}"]
+    (spec / "kernel.json").write_text(
+        json.dumps({"argv": argv, "display_name": KERNEL, "language": "python"})
     )
-    return client.execute()
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("JUPYTER_PATH", str(directory / "jupyter"))
+        patch.setenv("JAX_PLATFORMS", "cpu")
+        for name in ("HOSTOFFLOAD_WATCH", "HOSTOFFLOAD_PLATFORM"):
+            patch.delenv(name, raising=False)
+        for name, value in environment.items():
+            patch.setenv(name, value)
+        client = nbclient.NotebookClient(
+            notebook,
+            timeout=CELL_SECONDS,
+            kernel_name=KERNEL,
+            allow_errors=True,
+            resources={"metadata": {"path": str(directory)}},
+        )
+        return client.execute()
 
 
 def code_cells(notebook: Any) -> list[Any]:
@@ -317,11 +334,7 @@ def traceback_of(cell: Any) -> tuple[Any, list[str]]:
 def example_run(tmp_path_factory: pytest.TempPathFactory) -> Any:
     nbformat = pytest.importorskip("nbformat")
     directory = tmp_path_factory.mktemp("notebook")
-    with pytest.MonkeyPatch.context() as patch:
-        patch.setenv("JAX_PLATFORMS", "cpu")
-        patch.delenv("HOSTOFFLOAD_WATCH", raising=False)
-        patch.delenv("HOSTOFFLOAD_PLATFORM", raising=False)
-        return executed(nbformat.read(NOTEBOOK, as_version=4), directory)
+    return executed(nbformat.read(NOTEBOOK, as_version=4), directory, {})
 
 
 def test_the_example_stops_the_failing_cell_with_its_report(example_run: Any) -> None:
@@ -404,11 +417,7 @@ def routes_run(tmp_path_factory: pytest.TempPathFactory) -> Any:
     notebook = nbformat.v4.new_notebook()
     notebook.cells = [nbformat.v4.new_code_cell(source) for source in ROUTES_CELLS]
     directory = tmp_path_factory.mktemp("routes")
-    with pytest.MonkeyPatch.context() as patch:
-        patch.setenv("JAX_PLATFORMS", "cpu")
-        patch.setenv("HOSTOFFLOAD_WATCH", "1")
-        patch.delenv("HOSTOFFLOAD_PLATFORM", raising=False)
-        return executed(notebook, directory)
+    return executed(notebook, directory, {"HOSTOFFLOAD_WATCH": "1"})
 
 
 def test_the_environment_variable_watches_the_kernel(routes_run: Any) -> None:
