@@ -446,7 +446,9 @@ def test_a_watch_in_a_cell_shows_its_warning_as_a_report(routes_run: Any) -> Non
     # show no HTML.
     assert [output.text for output in outputs_of(warned, "stream")] == ["compiled\n"]
     (shown,) = outputs_of(warned, "display_data")
-    assert shown.data["text/plain"].startswith("Cell In[")
+    text = shown.data["text/plain"]
+    assert f"\nCell In[{warned.execution_count}], line 2: error: E1200:" in text, text
+    assert "ipykernel_" not in text
 
 
 def test_in_a_terminal_ipython_the_error_is_text_at_the_cell_s_lines() -> None:
