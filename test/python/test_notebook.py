@@ -210,6 +210,17 @@ def test_loading_the_extension_imports_nothing_heavy() -> None:
     assert (done.returncode, done.stdout) == (0, "[]\n"), done.stderr
 
 
+def test_a_report_with_a_trace_shows_it_below(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(REPO_ROOT)
+    report = hostoffload.check(EXAMPLE, trace=True)
+    assert report.trace is not None
+    dom = elements(report._repr_html_())
+    (trace,) = [details for details in dom.all("details") if "ho-finding" not in details.classes]
+    assert trace.one("summary").text == "Trace"
+    (frame,) = trace.all("iframe")
+    assert frame.attrs["srcdoc"] == report.trace.to_html()
+
+
 def test_markup_in_a_trace_stays_inside_its_frame() -> None:
     document = json.loads(hostoffload.trace(EXAMPLE).to_json())
     markup = "'></iframe><img src=x onerror=alert(1)><iframe srcdoc='"
