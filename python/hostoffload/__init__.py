@@ -3,9 +3,9 @@
 :func:`check` and :func:`check_jax` return a :class:`Report`; :func:`fix` rewrites a module;
 :func:`trace` and :func:`trace_jax` say where every tensor in host memory goes (:class:`Trace`).
 :class:`watch` checks every program JAX compiles (``HOSTOFFLOAD_WATCH=error`` or ``=warn``
-starts one when this package is imported); :mod:`hostoffload.testing` has assertions for
-tests. The MLIR Python API with the host-offload passes registered lives in
-:mod:`hostoffload.mlir`.
+starts one when this package is imported; ``%load_ext hostoffload`` in a notebook, see
+:mod:`hostoffload.notebook`); :mod:`hostoffload.testing` has assertions for tests. The MLIR
+Python API with the host-offload passes registered lives in :mod:`hostoffload.mlir`.
 """
 
 import importlib
@@ -46,6 +46,9 @@ _MODULE_OF = {
     "StartTrace": "tracing",
     "Trace": "tracing",
     "TraceFate": "tracing",
+    # IPython's extension protocol (`%load_ext hostoffload`).
+    "load_ipython_extension": "notebook",
+    "unload_ipython_extension": "notebook",
 }
 
 __all__ = [

@@ -14,6 +14,7 @@ import os
 import sys
 import threading
 from pathlib import Path
+from types import TracebackType
 
 # This package's directory with its separator, so that a sibling named hostoffload_x is not it.
 PACKAGE_DIRECTORY = f"{Path(__file__).parent}{os.sep}"
@@ -54,3 +55,18 @@ def caller_stacklevel() -> int:
         frame = frame.f_back
         level += 1
     return level
+
+
+def to_last_user_frame(trace: TracebackType | None) -> TracebackType | None:
+    """``trace`` cut after its last frame outside JAX and hostoffload, where there is one: a
+    :class:`~hostoffload.MismatchError` then points at the user's call that made JAX compile,
+    not into JAX's ``stages.py`` or the hook. It cuts the chain in place."""
+    last = None
+    frame = trace
+    while frame is not None:
+        if not is_library_code(frame.tb_frame.f_code.co_filename):
+            last = frame
+        frame = frame.tb_next
+    if last is not None:
+        last.tb_next = None
+    return trace

@@ -32,7 +32,6 @@ from hostoffload._command import (
     STDIN_NAME,
     interrupted,
 )
-from hostoffload._frames import is_library_code
 from hostoffload.codes import code_named
 from hostoffload.config import FORMATS, Config, ConfigError, find
 from hostoffload.diagnostic import InputError
@@ -469,6 +468,7 @@ def _fix(args: argparse.Namespace) -> int:
 
 
 def _run(args: argparse.Namespace) -> int:
+    from hostoffload._frames import to_last_user_frame
     from hostoffload.compile_hook import MismatchError, watch
 
     script = Path(args.script)
@@ -502,7 +502,7 @@ def _run(args: argparse.Namespace) -> int:
             trace = _without_own_frames(error.__traceback__)
             if isinstance(error, MismatchError):
                 # It points at the script's call that made JAX compile, not into JAX or the hook.
-                trace = _to_last_call_of_the_script(trace)
+                trace = to_last_user_frame(trace)
             error.with_traceback(trace)
             sys.excepthook(type(error), error, error.__traceback__)
             return 1
@@ -518,19 +518,6 @@ def _without_own_frames(trace: TracebackType | None) -> TracebackType | None:
     raised before the script ran (a SyntaxError in it), which then shows no frames."""
     while trace is not None and trace.tb_frame.f_globals.get("__name__") in _OWN_MODULES:
         trace = trace.tb_next
-    return trace
-
-
-def _to_last_call_of_the_script(trace: TracebackType | None) -> TracebackType | None:
-    """``trace`` up to its last frame outside JAX and hostoffload, where there is one."""
-    last = None
-    frame = trace
-    while frame is not None:
-        if not is_library_code(frame.tb_frame.f_code.co_filename):
-            last = frame
-        frame = frame.tb_next
-    if last is not None:
-        last.tb_next = None
     return trace
 
 

@@ -7,7 +7,10 @@ a program with errors raises :class:`MismatchError` instead of being compiled
 (``action="warn"``), or is only recorded in :attr:`watch.mismatches` (``action="record"``).
 ``HOSTOFFLOAD_WATCH=error`` (or ``1``) or ``=warn`` in the environment starts one for the whole
 process, in any Python program (a start-up hook installed with the package reads it);
-``hostoffload run SCRIPT`` runs a script under one.
+``hostoffload run SCRIPT`` runs a script under one; ``watch().start()`` starts one until its
+``stop()``, and ``%load_ext hostoffload`` one for a notebook's later cells
+(:mod:`hostoffload.notebook`). In IPython a :class:`MismatchError`'s traceback ends at the
+user's line, and in a Jupyter kernel its report is shown (:mod:`hostoffload._kernel`).
 
 What is checked is the lowering for the platform that offloads. When JAX compiles for TPU or
 GPU, that is the module it compiles. When it compiles for CPU (CI, a laptop), it is not: JAX
@@ -38,7 +41,9 @@ from collections.abc import Callable, Sequence
 from types import ModuleType, TracebackType
 from typing import TYPE_CHECKING, Any, Literal, TypeVar
 
-from hostoffload._frames import caller_stacklevel, exclude_own_files_from_jax
+from hostoffload._cells import shell as ipython_shell
+from hostoffload._cells import with_cell_names
+from hostoffload._frames import caller_stacklevel, exclude_own_files_from_jax, to_last_user_frame
 from hostoffload.platforms import (
     DEFAULT_PLATFORM,
     OFFLOADING_PLATFORMS,
@@ -78,10 +83,29 @@ class _Mismatch:
     def __init__(self, report: Report, outputs: Sequence[str] | None = None) -> None:
         self.report = report
         self.outputs = tuple(outputs) if outputs is not None else None
-        super().__init__(report.to_text(jax_fix=True, outputs=outputs))
+        super().__init__(_message(report, outputs))
 
     def __reduce__(self) -> tuple[Any, ...]:
         return (type(self), (self.report, self.outputs))
+
+    def _repr_html_(self) -> str:
+        """The report in a notebook, headed by what happened (:mod:`hostoffload._html`)."""
+        platform = self.report.platform
+        xla = f"XLA for {platform.upper()}" if platform else "XLA"
+        what = "compiled" if isinstance(self, Warning) else "stopped before XLA compiled"
+        heading = (
+            f"{type(self).__name__}: {xla} would reject "
+            f"{self.report.source or 'the program'}; {what} it"
+        )
+        return self.report.to_html(outputs=self.outputs, heading=heading)
+
+    def _render_traceback_(self) -> list[str]:
+        """IPython's traceback of the error, to the user's call that made JAX compile, after
+        showing the report in a Jupyter kernel (IPython asks an exception for its traceback
+        by this method)."""
+        from hostoffload._kernel import render_traceback
+
+        return render_traceback(self, to_last_user_frame(self.__traceback__))
 
 
 class MismatchError(_Mismatch, Exception):
@@ -148,8 +172,22 @@ class watch:  # Lower case: it reads as a function, ``with hostoffload.watch():`
         error: BaseException | None,
         traceback: TracebackType | None,
     ) -> None:
+        self.stop()
+
+    def start(self) -> watch:
+        """Watches until :meth:`stop`, not for a block: every later compile of the process
+        (a notebook's later cells). Unlike ``with``, it does not import JAX: the hooks go in
+        when JAX is imported."""
         with _lock:
-            _active.remove(self)
+            _active.append(self)
+        _install_with_jax()
+        return self
+
+    def stop(self) -> None:
+        """Stops watching (nothing if not watching)."""
+        with _lock:
+            if self in _active:
+                _active.remove(self)
 
     def __call__(self, function: _Function) -> _Function:
         @functools.wraps(function)
@@ -189,7 +227,13 @@ class watch:  # Lower case: it reads as a function, ``with hostoffload.watch():`
         mismatch = MismatchError(report, outputs)
         self.mismatches.append(mismatch)
         if self.action == "warn":
-            warnings.warn(MismatchWarning(report, outputs), stacklevel=caller_stacklevel())
+            warning = MismatchWarning(report, outputs)
+            if ipython_shell() is not None:
+                # Imported here: only a notebook shows warnings as reports.
+                from hostoffload._kernel import show_warnings
+
+                show_warnings(MismatchWarning)
+            warnings.warn(warning, stacklevel=caller_stacklevel())
         return mismatch if self.action == "error" else None
 
     def inspect_computation(self, computation: Any) -> MismatchError | None:
@@ -329,16 +373,17 @@ def start_from_environment() -> watch | None:
     except ValueError as error:
         warnings.warn(f"{error}: not watching", stacklevel=2)
         return None
-    started = watch(action, platform=platform)
-    with _lock:
-        _active.append(started)
+    return watch(action, platform=platform).start()
+
+
+def _install_with_jax() -> None:
+    """:func:`install` now if JAX has been imported, else right after it is."""
     if HOOKED_MODULE in sys.modules:
         install()
-    else:
+    elif not any(isinstance(finder, _InstallWhenImported) for finder in sys.meta_path):
         # Importing JAX here would slow down every program that imports hostoffload without
         # compiling anything (offload-opt among them): the hooks go in when JAX is imported.
         sys.meta_path.insert(0, _InstallWhenImported())
-    return started
 
 
 class _InstallWhenImported(importlib.abc.MetaPathFinder):
@@ -387,6 +432,12 @@ def _release_named(request: ReleaseRequest | None) -> str | None:
         return None
     # Only for a release given: the table loads MLIR (see _check).
     return xla_release_named(request.given)
+
+
+def _message(report: Report, outputs: Sequence[str] | None) -> str:
+    """The text of a mismatch: the report and the fix in JAX, a notebook's cells named as
+    IPython names them (``Cell In[3], line 5``)."""
+    return with_cell_names(report.to_text(jax_fix=True, outputs=outputs))
 
 
 def _check(

@@ -215,6 +215,30 @@ class Report:
     def __str__(self) -> str:
         return self.to_text()
 
+    def _repr_html_(self) -> str:
+        return self.to_html()
+
+    def to_html(self, *, outputs: Sequence[str] | None = None, heading: str | None = None) -> str:
+        """The report as HTML, as a notebook (Jupyter, Colab) shows it: its summary line, each
+        finding at its location (a cell's as IPython names it, ``Cell In[3], line 5``) with
+        its source window, notes, both fixes and the pages on its code, collapsed to its
+        first line above 20 findings, then the fix in JAX (of ``outputs``, see
+        :meth:`jax_fix`) and the trace if it has one; ``heading`` above it all."""
+        # Imported here: only a notebook shows HTML.
+        from hostoffload._html import Summary, report_html
+
+        prefix = f"{self.source}: " if self.source is not None else ""
+        remarks = [self.debug_info_hint] if self.debug_info_hint is not None else []
+        summary = Summary(
+            line=f"{prefix}{self.summary}",
+            ok=self.ok,
+            warning=self.lowering_warning,
+            remarks=remarks,
+            jax_fix=self.jax_fix(outputs),
+        )
+        trace = self.trace._repr_html_() if self.trace is not None else None
+        return report_html(json.loads(self.to_json()), summary, heading=heading, trace=trace)
+
     def to_text(
         self,
         *,
@@ -241,11 +265,9 @@ class Report:
             )
         prefix = f"{self.source}: " if self.source is not None else ""
         if summary:
-            counts = _summary(len(self.errors), len(self.warnings))
-            lowering = f" ({self.platform.upper()} lowering)" if self.platform else ""
-            lines.append(f"{prefix}@{self.entry}{lowering}: {counts}{self._modelled()}")
-            if _without_debug_info(self.findings):
-                lines.append(f"{prefix}note: {WITHOUT_DEBUG_INFO_HINT}")
+            lines.append(f"{prefix}{self.summary}")
+            if self.debug_info_hint is not None:
+                lines.append(f"{prefix}note: {self.debug_info_hint}")
             lines.extend(
                 f"{prefix}XLA's page on {code}: {page}" for code, page in _xla_pages(self.findings)
             )
@@ -254,6 +276,20 @@ class Report:
             lines.append(f"{prefix}{JAX_FIX_HEADING}")
             lines.extend(f"    {line}" for line in fix.splitlines())
         return "\n".join(lines)
+
+    @property
+    def summary(self) -> str:
+        """The summary line without the source: ``@main (TPU lowering): 2 errors, 0 warnings
+        (modelled on XLA 2026-09: libtpu 0.0.49 to 0.0.52)``."""
+        counts = _summary(len(self.errors), len(self.warnings))
+        lowering = f" ({self.platform.upper()} lowering)" if self.platform else ""
+        return f"@{self.entry}{lowering}: {counts}{self._modelled()}"
+
+    @property
+    def debug_info_hint(self) -> str | None:
+        """:data:`WITHOUT_DEBUG_INFO_HINT` for findings of a module without debug info, which
+        point at its own lines; ``None`` otherwise."""
+        return WITHOUT_DEBUG_INFO_HINT if _without_debug_info(self.findings) else None
 
     def _modelled(self) -> str:
         """Which XLA the findings model and why, for the summary line; nothing where unknown."""

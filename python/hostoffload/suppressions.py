@@ -13,14 +13,13 @@ a finding without debug info points at the module given, which can be gigabytes 
 
 from __future__ import annotations
 
-import linecache
 import re
 import warnings
 
+from hostoffload._cells import source_lines
 from hostoffload.codes import code_named, codes
 
 COMMENT = "# hostoffload: ignore"
-_PYTHON_SUFFIXES = (".py", ".pyw")
 _DIRECTIVE = re.compile(
     r"#\s*hostoffload:\s*ignore(?![\w-])(?:\[(?P<codes>[^\]]*)\])?", re.IGNORECASE
 )
@@ -47,22 +46,13 @@ class Comments:
             return False
         lines = self._files.get(file)
         if lines is None:
-            lines = self._files[file] = _read(file)
+            lines = self._files[file] = source_lines(file)
         if not 1 <= line <= len(lines):
             return False
         ignored = self._ignored.get((file, line))
         if ignored is None:
             ignored = self._ignored[file, line] = _ignored(lines[line - 1], file, line)
         return code in ignored
-
-
-def _read(file: str) -> list[str]:
-    """The lines of ``file``; none when it is no Python source."""
-    if not file.endswith(_PYTHON_SUFFIXES) and file not in linecache.cache:
-        return []
-    # A file changed since linecache read it is read again; a notebook cell is kept.
-    linecache.checkcache(file)
-    return linecache.getlines(file)
 
 
 def _ignored(text: str, file: str, line: int) -> frozenset[str]:

@@ -529,7 +529,11 @@ function setSearch(text) {
   input.value = text;
   applyQuery(text);
   const address = text ? `#search=${encodeURIComponent(text)}` : location.pathname;
-  history.replaceState(null, "", address);
+  try {
+    history.replaceState(null, "", address);
+  } catch (error) {
+    // Shown in a notebook, the page is a sandboxed frame's, with no address of its own.
+  }
 }
 let pending = 0;
 input.addEventListener("input", () => {

@@ -184,6 +184,12 @@ class Trace:
     def __str__(self) -> str:
         return self.to_text()
 
+    def _repr_html_(self) -> str:
+        """The trace in a notebook: :meth:`to_html`'s page in a sandboxed frame."""
+        from hostoffload._html import trace_html
+
+        return trace_html(json.loads(self.to_json()), self.source)
+
     def to_text(self) -> str:
         """Compiler-style text grouped by line: each line's totals, each start there with its
         tensor, then its fates, then the totals of the step."""
