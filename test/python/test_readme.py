@@ -39,35 +39,30 @@ def test_the_readme_sample_is_what_the_first_command_prints() -> None:
     assert sample == printed
 
 
-def _differential_counts() -> dict[str, int]:
-    """The differential suite's modules with an XLA verdict, counted from verdicts.json."""
-    verdicts = json.loads((REPO_ROOT / "test" / "differential" / "verdicts.json").read_text())
-    counts = {"single": 0, "multi": 0, "program": 0, "mutant": 0, "fix": 0}
-    for module in verdicts["modules"].values():
-        if module.get("xla", {}).get("status") not in ("ok", "e1200", "error"):
-            continue
-        counts["single" if module.get("devices", 1) == 1 else "multi"] += 1
-        kind = module["kind"]
-        counts["fix" if kind.startswith("fix") else "mutant" if "mutant" in kind else kind] += 1
-    return counts
-
-
 def test_the_readme_counts_the_differential_suite_as_it_is() -> None:
-    counts = _differential_counts()
-    sentence = " ".join(README.split("differential suite XLA gives a verdict on:", 1)[1].split())
-    match = re.match(
-        r"([\d,]+) single-device and ([\d,]+) multi-device JAX lowerings .*?of the ([\d,]+), "
-        r"([\d,]+) are JAX programs as JAX lowers them, ([\d,]+) their mutants, ([\d,]+) fixed",
-        sentence,
+    from tools.differential import outcomes
+
+    suite = REPO_ROOT / "test" / "differential"
+    oldest = outcomes.table(suite / "verdicts.json", suite / "chip.json")
+    newest = outcomes.table(suite / "verdicts-libtpu-0.0.52.json", None)
+    modules = json.loads((suite / "verdicts.json").read_text())["modules"].values()
+    single = sum(1 for module in modules if module.get("devices", 1) == 1)
+    text = " ".join(README.split())
+    match = re.search(
+        r"on the ([\d,]+) JAX lowerings of the differential suite \(([\d,]+) single-device, "
+        r"([\d,]+) on meshes.*?outcome on ([\d,]+):.*?at run time \(([\d,]+) modules.*?"
+        r"checked as that release, ([\d,]+) agree\. The ([\d,]+) and ([\d,]+) others",
+        text,
     )
-    assert match is not None, sentence[:300]
+    assert match is not None, "the README's sentence on the differential suite has changed"
     said = [int(number.replace(",", "")) for number in match.groups()]
-    total = counts["single"] + counts["multi"]
     assert said == [
-        counts["single"],
-        counts["multi"],
-        total,
-        counts["program"],
-        counts["mutant"],
-        counts["fix"],
+        oldest["modules"],
+        single,
+        oldest["modules"] - single,
+        oldest["agree"],
+        oldest["by_outcome"]["halt"]["modules"],
+        newest["agree"],
+        oldest["modules"] - oldest["agree"],
+        newest["modules"] - newest["agree"],
     ]

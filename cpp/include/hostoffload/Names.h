@@ -27,6 +27,8 @@ inline constexpr llvm::StringLiteral kLayoutModeAttr = "mhlo.layout_mode";
 inline constexpr llvm::StringLiteral kAutoLayout = "auto";
 /// JAX's name of an entry result, e.g. "result[0]".
 inline constexpr llvm::StringLiteral kResultInfoAttr = "jax.result_info";
+/// On an entry argument: the output it is donated to (its buffer aliased).
+inline constexpr llvm::StringLiteral kAliasingOutputAttr = "tf.aliasing_output";
 /// The dictionary of XLA frontend attributes on an op or on the module.
 inline constexpr llvm::StringLiteral kFrontendAttrs =
     "mhlo.frontend_attributes";

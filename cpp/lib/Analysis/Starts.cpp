@@ -275,6 +275,42 @@ void StartCollector::checkResultLayout(unsigned index) {
                       "space of automatic layouts and fail with E1200");
 }
 
+void StartCollector::checkDonation(unsigned index) {
+  auto output = llvm::dyn_cast_or_null<IntegerAttr>(
+      entry.getArgAttr(index, names::kAliasingOutputAttr));
+  if (!output || output.getValue().isNegative() ||
+      output.getValue().uge(resultKinds.size()))
+    return;
+  unsigned result = output.getValue().getZExtValue();
+  const DeclaredMemoryKind &declared = resultKinds[result];
+  // XLA:TPU places an unpinned_host output in device memory, but aliases it
+  // with a pinned_host argument (measured).
+  if (!declared.kind.empty() && declared.kind != names::kDevice)
+    return;
+  std::string where = declared.kind.empty() ? std::string("none is declared")
+                                            : declared.describe();
+  const FindingCodeInfo &info =
+      getFindingCodeInfo(FindingCode::DonatedHostArgument, /*strict=*/false);
+  Location loc = argumentLoc(index);
+  Finding finding{
+      FindingCode::DonatedHostArgument, info.severity, loc,
+      concatenate({info.name, ": ", describeArgument(entry.getArgument(index)),
+                   " is declared \"pinned_host\" and donated to ",
+                   describeSignatureValue("result", result), " (",
+                   names::kAliasingOutputAttr, " = ", std::to_string(result),
+                   "), which is in device memory (", where,
+                   "): XLA:TPU cannot alias the argument's host buffer to it "
+                   "(\"FAILED_PRECONDITION: Unimplemented DMA from host to "
+                   "host\")"})};
+  finding.notes.push_back(
+      {loc, concatenate({"fix: declare result ", std::to_string(result),
+                         " \"pinned_host\" (in JAX: "
+                         "out_shardings=...with_memory_kind(\"pinned_host\")), "
+                         "or do not donate the argument (in JAX: leave it out "
+                         "of donate_argnums)"})});
+  report.findings.push_back(std::move(finding));
+}
+
 void StartCollector::collectEntrySignature() {
   std::vector<DeclaredMemoryKind> argumentKinds =
       readMemoryKinds(entry.getArgAttrsAttr(), entry.getNumArguments(), module,
@@ -303,6 +339,7 @@ void StartCollector::collectEntrySignature() {
     }
     if (declared.kind != names::kPinnedHost)
       continue;
+    checkDonation(i);
     unsigned startIndex = report.starts.size();
     BlockArgument argument = entry.getArgument(i);
     std::string name = describeArgument(argument);

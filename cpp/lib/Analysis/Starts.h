@@ -97,6 +97,9 @@ private:
                          llvm::StringRef valueKind, unsigned index,
                          llvm::function_ref<mlir::Location()> getLoc);
   void checkResultLayout(unsigned index);
+  /// Reports HOE108 where argument `index`, declared pinned_host, is donated
+  /// to an output in device memory.
+  void checkDonation(unsigned index);
 
   mlir::ModuleOp module;
   mlir::func::FuncOp entry;

@@ -73,3 +73,14 @@
   %0 = "stablehlo.gather"(%arg0, %arg1) <{dimension_numbers = #stablehlo.gather<collapsed_slice_dims = [0], start_index_map = [0], index_vector_dim = 1>, indices_are_sorted = false, slice_sizes = array<i64: 1>}> : (tensor<8xf32>, tensor<3x1xi32>) -> tensor<3xf32>
   "func.return"(%0) : (tensor<3xf32>) -> ()
 }) : () -> ()
+
+// -----
+
+// A pinned_host argument donated to an output in device memory.
+"func.func"() <{arg_attrs = [{mhlo.memory_kind = "pinned_host", tf.aliasing_output = 0 : i32}, {mhlo.memory_kind = "pinned_host", tf.aliasing_output = 1 : i32}], function_type = (tensor<8xf32>, tensor<8xf32>) -> (tensor<8xf32>, tensor<8xf32>), res_attrs = [{mhlo.memory_kind = "device"}, {mhlo.memory_kind = "pinned_host"}], sym_name = "main"}> ({
+// expected-error @below {{HOE108: argument #0 is declared "pinned_host" and donated to result 0 of @main (tf.aliasing_output = 0), which is in device memory (mhlo.memory_kind = "device"): XLA:TPU cannot alias the argument's host buffer to it ("FAILED_PRECONDITION: Unimplemented DMA from host to host")}}
+// expected-note @below {{fix: declare result 0 "pinned_host" (in JAX: out_shardings=...with_memory_kind("pinned_host")), or do not donate the argument (in JAX: leave it out of donate_argnums)}}
+^bb0(%arg0: tensor<8xf32>, %arg1: tensor<8xf32>):
+  %0 = "stablehlo.custom_call"(%arg0) <{call_target_name = "annotate_device_placement", has_side_effect = true}> {mhlo.frontend_attributes = {_xla_buffer_placement = "device"}} : (tensor<8xf32>) -> tensor<8xf32>
+  "func.return"(%0, %arg1) : (tensor<8xf32>, tensor<8xf32>) -> ()
+}) : () -> ()
