@@ -133,9 +133,72 @@ bool declareArgumentsInHostMemory(ModuleOp module, func::FuncOp entry,
   return !byKind.empty() || !bySpace.empty();
 }
 
-/// Moves returned tensors back to device memory with new custom calls. The
-/// StableHLO dialect is not registered, so the ops are built by name, with
-/// their `<{...}>` properties as the dictionary the parser would store.
+/// Creates op `name` at the builder's insertion point. The StableHLO dialect
+/// is not registered, so the ops are built by name, with their `<{...}>`
+/// properties as the dictionary the parser would store.
+Value createOp(OpBuilder &builder, Location loc, llvm::StringRef name,
+               ValueRange operands, Type resultType,
+               DictionaryAttr properties = {},
+               std::optional<NamedAttribute> attribute = std::nullopt) {
+  OperationState state(loc, OperationName(name, builder.getContext()));
+  state.addOperands(operands);
+  state.addTypes(resultType);
+  state.propertiesAttr = properties;
+  if (attribute)
+    state.addAttribute(attribute->getName(), attribute->getValue());
+  return builder.create(state)->getResult(0);
+}
+
+/// Wraps `value` in a move to `placement` (device or pinned_host) of the
+/// module's producer: JAX's jax.device_put(x, jax.memory.Space...), or XLA's
+/// MoveToDevice / MoveToHost in modules converted from HLO (`hloStyle`).
+Value createMove(OpBuilder &builder, Location loc, Value value, bool hloStyle,
+                 llvm::StringRef placement) {
+  llvm::SmallVector<NamedAttribute> properties{
+      builder.getNamedAttr(names::kApiVersionAttr,
+                           builder.getI32IntegerAttr(1)),
+      builder.getNamedAttr(names::kBackendConfigAttr,
+                           builder.getStringAttr(""))};
+  if (hloStyle) {
+    llvm::StringRef target =
+        placement == names::kDevice ? names::kMoveToDevice : names::kMoveToHost;
+    properties.push_back(builder.getNamedAttr(names::kCallTargetNameAttr,
+                                              builder.getStringAttr(target)));
+    return createOp(builder, loc, names::kCustomCallOp, value, value.getType(),
+                    builder.getDictionaryAttr(properties));
+  }
+  properties.append({builder.getNamedAttr(names::kCallTargetNameAttr,
+                                          builder.getStringAttr(
+                                              names::kAnnotateDevicePlacement)),
+                     builder.getNamedAttr(names::kCalledComputationsAttr,
+                                          builder.getArrayAttr({})),
+                     builder.getNamedAttr(names::kHasSideEffectAttr,
+                                          builder.getBoolAttr(true))});
+  NamedAttribute placementAttr = builder.getNamedAttr(
+      names::kFrontendAttrs,
+      builder.getDictionaryAttr(builder.getNamedAttr(
+          names::kPlacementAttr, builder.getStringAttr(placement))));
+  return createOp(builder, loc, names::kCustomCallOp, value, value.getType(),
+                  builder.getDictionaryAttr(properties), placementAttr);
+}
+
+/// Moves to host memory the initial value of each loop carry that a host fix
+/// names (Fix::loopInit): declared in host memory at the output, a carry
+/// that starts in device memory makes libtpu abort (HOE109).
+void moveLoopInitsToHost(llvm::ArrayRef<const Finding *> mismatches) {
+  for (const Finding *finding : mismatches)
+    for (const Fix &fix : finding->fixes) {
+      if (fix.strategy != Fix::Strategy::Host || !fix.loopInit)
+        continue;
+      OpBuilder builder(fix.loopInit->getOwner());
+      Value init = fix.loopInit->get();
+      fix.loopInit->set(createMove(builder, fix.loopInit->getOwner()->getLoc(),
+                                   init, finding->declaredInModuleSpaces,
+                                   names::kPinnedHost));
+    }
+}
+
+/// Moves returned tensors back to device memory with new custom calls.
 class DeviceMover {
 public:
   DeviceMover(Operation *returnOp, bool hloStyle)
@@ -194,49 +257,14 @@ private:
     return returnOp->getLoc();
   }
 
-  /// Wraps `value` in the move to device of the module's producer: JAX's
-  /// jax.device_put(x, jax.memory.Space.Device), or XLA's MoveToDevice in
-  /// modules converted from HLO.
   Value moveToDevice(Value value) {
-    Location loc = locationOf(value);
-    llvm::SmallVector<NamedAttribute> properties{
-        builder.getNamedAttr(names::kApiVersionAttr,
-                             builder.getI32IntegerAttr(1)),
-        builder.getNamedAttr(names::kBackendConfigAttr,
-                             builder.getStringAttr(""))};
-    if (hloStyle) {
-      properties.push_back(
-          builder.getNamedAttr(names::kCallTargetNameAttr,
-                               builder.getStringAttr(names::kMoveToDevice)));
-      return create(loc, names::kCustomCallOp, value, value.getType(),
-                    builder.getDictionaryAttr(properties));
-    }
-    properties.append(
-        {builder.getNamedAttr(
-             names::kCallTargetNameAttr,
-             builder.getStringAttr(names::kAnnotateDevicePlacement)),
-         builder.getNamedAttr(names::kCalledComputationsAttr,
-                              builder.getArrayAttr({})),
-         builder.getNamedAttr(names::kHasSideEffectAttr,
-                              builder.getBoolAttr(true))});
-    NamedAttribute placement = builder.getNamedAttr(
-        names::kFrontendAttrs,
-        builder.getDictionaryAttr(builder.getNamedAttr(
-            names::kPlacementAttr, builder.getStringAttr(names::kDevice))));
-    return create(loc, names::kCustomCallOp, value, value.getType(),
-                  builder.getDictionaryAttr(properties), placement);
+    return createMove(builder, locationOf(value), value, hloStyle,
+                      names::kDevice);
   }
 
   Value create(Location loc, llvm::StringRef name, ValueRange operands,
-               Type resultType, DictionaryAttr properties = {},
-               std::optional<NamedAttribute> attribute = std::nullopt) {
-    OperationState state(loc, OperationName(name, builder.getContext()));
-    state.addOperands(operands);
-    state.addTypes(resultType);
-    state.propertiesAttr = properties;
-    if (attribute)
-      state.addAttribute(attribute->getName(), attribute->getValue());
-    return builder.create(state)->getResult(0);
+               Type resultType, DictionaryAttr properties = {}) {
+    return createOp(builder, loc, name, operands, resultType, properties);
   }
 
   OpBuilder builder;
@@ -337,6 +365,7 @@ struct HostOffloadFixPass : impl::HostOffloadFixPassBase<HostOffloadFixPass> {
       return failure();
     }
     declareInHostMemory(module, entryFunction, mismatches);
+    moveLoopInitsToHost(mismatches);
     bool declaredArguments =
         declareArgumentsInHostMemory(module, entryFunction, *report);
     return !mismatches.empty() || declaredArguments;

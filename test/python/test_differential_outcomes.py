@@ -11,21 +11,6 @@ from tools.differential import outcomes
 
 SUITE = REPO_ROOT / "test" / "differential"
 
-# The outcomes the check does not predict yet, each with its cause (docs/differential.md).
-UNPREDICTED = {
-    # A sort computing on host memory aborts libtpu before 0.0.49 (XLA 2026-09), fixed or not.
-    "host_arg_sort": "2026-06",
-    "host_arg_sort__fix_device": "2026-06",
-    "host_arg_sort__fix_host": "2026-06",
-    # The gradient of a scan's remat offload with its weights in host memory: both fixes fail
-    # in XLA:TPU's verifier after optimization (an async-start's shape, a bitcast's operand).
-    "remat_offload_scan_grad_weights_on_host__fix_device": "any",
-    "remat_offload_scan_grad_weights_on_host__fix_host": "any",
-    # A loop carry that starts in device memory and becomes host memory through host compute,
-    # declared pinned_host at the output: libtpu aborts in its host compute alias assigner.
-    "scan_over_host_xs__fix_host": "any",
-}
-
 
 @pytest.mark.parametrize(
     ("verdicts", "chip"),
@@ -35,12 +20,13 @@ def test_every_outcome_is_predicted_but_the_known_ones(verdicts: str, chip: str 
     table = outcomes.table(SUITE / verdicts, SUITE / chip if chip else None)
     disagree = {line.split(":")[0] for line in table["disagree"]}
     expected = {
-        name for name, release in UNPREDICTED.items() if release in ("any", table["xla_release"])
+        name for name, releases in outcomes.UNPREDICTED.items() if table["xla_release"] in releases
     }
     assert disagree == expected
     assert table["agree"] == table["modules"] - len(expected)
     by_outcome = table["by_outcome"]
-    # Beside E1200 and clean compiles, the failures the new codes predict are counted.
+    # Beside E1200 and clean compiles, the failures the other codes predict are counted.
+    assert by_outcome["host_carry_from_device"] == {"modules": 1, "agree": 1}
     assert by_outcome["host_gather"] == {"modules": 2, "agree": 2}
     assert by_outcome["dma_host_to_host"] == {"modules": 2, "agree": 2}
     if chip:

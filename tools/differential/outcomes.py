@@ -59,6 +59,11 @@ FAILURES = (
         frozenset({"HOE101"}),
     ),
     Failure(
+        "host_carry_from_device",
+        "Expect host execute operand subshape to be the same as the output subshape",
+        frozenset({"HOE109"}),
+    ),
+    Failure(
         "unpinned_host_argument",
         "Shape mismatch between parameter number 0",
         warnings=frozenset({"HOW106"}),
@@ -71,6 +76,19 @@ FAILURES = (
         frozenset({"HOW109"}),
     ),
 )
+
+# The modules whose outcome the check does not predict yet, with the XLA releases where it
+# fails so, and why (docs/differential.md, "Outcomes").
+UNPREDICTED = {
+    # A sort computing on host memory aborts libtpu before 0.0.49, fixed or not.
+    "host_arg_sort": ("2026-06",),
+    "host_arg_sort__fix_device": ("2026-06",),
+    "host_arg_sort__fix_host": ("2026-06",),
+    # The gradient of a scan's remat offload with its weights in host memory: both fixes fail
+    # in XLA:TPU's verifier after optimization (an async-start's shape, a fusion's operand).
+    "remat_offload_scan_grad_weights_on_host__fix_device": ("2026-06", "2026-09"),
+    "remat_offload_scan_grad_weights_on_host__fix_host": ("2026-06", "2026-09"),
+}
 
 
 def xla_outcome(entry: dict[str, Any], chip: dict[str, Any] | None) -> str | None:

@@ -114,6 +114,10 @@ struct Fix {
   std::string moduleChange;
   /// The same change in the JAX program.
   std::string jaxChange;
+  /// For the host fix of an output that a loop carries from device memory
+  /// into host memory: the loop's initial value of that carry, which the fix
+  /// moves to host memory too (libtpu aborts otherwise: HOE109).
+  mlir::OpOperand *loopInit = nullptr;
 };
 
 /// An additional remark attached to a finding.

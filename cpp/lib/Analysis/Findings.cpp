@@ -1,6 +1,7 @@
 //===- Findings.cpp - what the walk means for XLA -------------------------===//
 
 #include "Findings.h"
+#include "TpuLimits.h"
 
 #include "Concatenate.h"
 
@@ -404,6 +405,27 @@ void FindingBuilder::addFixes(Finding &finding, NoteWriter &notes,
     assignPieces(hostFix.jaxChange,
                  {"out_shardings=...with_memory_kind(\"pinned_host\") for ",
                   jaxQuote, jaxName, jaxQuote});
+    // libtpu aborts on that alone where the output is a loop carry that
+    // starts in device memory (HOE109); the carry's initial value moves too.
+    hostFix.loopInit = findLoopInitInDeviceMemory(
+        walk, entry.getBody().front().getTerminator()->getOperand(
+                  *finding.outputIndex));
+    if (hostFix.loopInit) {
+      appendPieces(
+          hostFix.moduleChange,
+          {", and move operand ",
+           std::to_string(hostFix.loopInit->getOperandNumber()),
+           " of the stablehlo.while it comes out of to host memory (",
+           declared.fromModuleSpaces
+               ? "custom call 'MoveToHost'"
+               : "'annotate_device_placement' with _xla_buffer_placement = "
+                 "\"pinned_host\"",
+           "), since libtpu aborts on a loop carry declared in host memory "
+           "that starts in device memory"});
+      appendPieces(hostFix.jaxChange,
+                   {", and jax.device_put(init, jax.memory.Space.Host) on the "
+                    "initial value of the loop carry it comes out of"});
+    }
     addFixNote("fix (keep it in host memory): ", hostFix);
   } else {
     appendPieces(notes.add(loc),

@@ -153,8 +153,32 @@ void checkAsyncSlice(Operation *op, std::vector<Finding> &findings,
 
 } // namespace
 
-void reportTpuLimits(const Walk &walk, std::vector<Finding> &findings,
-                     WarningList &warnings) {
+OpOperand *findLoopInitInDeviceMemory(const Walk &walk, Value output) {
+  auto result = llvm::dyn_cast<OpResult>(output);
+  if (!result || result.getOwner()->getName().getStringRef() != names::kWhileOp)
+    return nullptr;
+  std::optional<unsigned> node = walk.findHostNode(output);
+  OpOperand &init = result.getOwner()->getOpOperand(result.getResultNumber());
+  if (!node || walk.findHostNode(init.get()))
+    return nullptr;
+  // Host compute made the carry host memory, not a write into a buffer, which
+  // XLA allocates in host memory from the start (measured: scan_offload_ys
+  // compiles).
+  const NodeTable &nodes = walk.getNodes();
+  for (int id = static_cast<int>(*node); id >= 0; id = nodes[id].parent) {
+    const Node &step = nodes[id];
+    if (step.via &&
+        step.via->getName().getStringRef() == names::kDynamicUpdateSliceOp)
+      return nullptr;
+    if (step.step == StepKind::HostCompute)
+      return &init;
+  }
+  return nullptr;
+}
+
+void reportTpuLimits(const Walk &walk, func::FuncOp entry,
+                     const std::vector<DeclaredMemoryKind> &resultKinds,
+                     std::vector<Finding> &findings, WarningList &warnings) {
   // A gather whose operand 0 is host memory that stays there is host compute.
   llvm::DenseSet<Operation *> gathers;
   const NodeTable &nodes = walk.getNodes();
@@ -186,6 +210,28 @@ void reportTpuLimits(const Walk &walk, std::vector<Finding> &findings,
     if (!host || walk.isMadeOfSlicesOnly(*host))
       continue;
     checkAsyncSlice(op, findings, warnings);
+  }
+  // A loop carry declared in host memory at the output, from device memory.
+  Operation *terminator = entry.getBody().front().getTerminator();
+  for (auto [index, declared] : llvm::enumerate(resultKinds)) {
+    if (declared.kind != names::kPinnedHost)
+      continue;
+    OpOperand *init =
+        findLoopInitInDeviceMemory(walk, terminator->getOperand(index));
+    if (!init)
+      continue;
+    Operation *loop = init->getOwner();
+    findings.push_back(makeFinding(
+        FindingCode::HostCarryFromDevice, loop->getLoc(),
+        "output " + std::to_string(index) + " is declared \"pinned_host\" " +
+            "and is carry " + std::to_string(init->getOperandNumber()) +
+            " of this loop, which starts in device memory and becomes host " +
+            "memory in the loop: libtpu aborts compiling it (\"Expect host " +
+            "execute operand subshape to be the same as the output " +
+            "subshape\")",
+        "fix: move the carry's initial value to host memory before the loop "
+        "(in JAX: jax.device_put(init, jax.memory.Space.Host)), or bring the "
+        "output back to device memory"));
   }
 }
 

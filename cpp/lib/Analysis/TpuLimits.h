@@ -19,14 +19,22 @@
 //    (`Async slices in the lane dimension must start on chunk boundaries`,
 //    `The DMA stride is invalid`): HOE105. A dynamic_slice's start is known
 //    only when the program runs: HOW109 says which starts run.
+//  - An output declared pinned_host that is the result of a loop whose
+//    carry starts in device memory and becomes host memory in the loop (host
+//    compute on host memory) aborts libtpu in its host compute alias assigner
+//    (`Expect host execute operand subshape to be the same as the output
+//    subshape`); with the initial value in host memory it compiles: HOE109.
 //
 //===----------------------------------------------------------------------===//
 
 #ifndef HOSTOFFLOAD_LIB_ANALYSIS_TPULIMITS_H
 #define HOSTOFFLOAD_LIB_ANALYSIS_TPULIMITS_H
 
+#include "MemoryKinds.h"
 #include "Walk.h"
 #include "Warnings.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
 
 #include "hostoffload/HostOffloadAnalysis.h"
 
@@ -34,11 +42,17 @@
 
 namespace hostoffload {
 
-/// Adds HOE105, HOE106 and HOE107 to `findings` and HOW109 to `warnings` for
-/// what the walk found: the gathers, then the slices, as the walk reached
-/// them.
-void reportTpuLimits(const Walk &walk, std::vector<Finding> &findings,
-                     WarningList &warnings);
+/// Adds HOE105, HOE106, HOE107 and HOE109 to `findings` and HOW109 to
+/// `warnings` for what the walk found: the gathers, then the slices, as the
+/// walk reached them, then the outputs of `entry` (declared `resultKinds`).
+void reportTpuLimits(const Walk &walk, mlir::func::FuncOp entry,
+                     const std::vector<DeclaredMemoryKind> &resultKinds,
+                     std::vector<Finding> &findings, WarningList &warnings);
+
+/// The initial value of the loop carry that `output`, host memory, is the
+/// result of, where that carry starts in device memory; null otherwise.
+mlir::OpOperand *findLoopInitInDeviceMemory(const Walk &walk,
+                                            mlir::Value output);
 
 } // namespace hostoffload
 
