@@ -3,10 +3,11 @@
 A module's outcome is what XLA:TPU did with it: compiled (and, where the chip ran it, ran or
 halted the core), failed with E1200 on some outputs, failed with another error, or aborted
 libtpu's process. The check predicts an outcome from its findings: E1200 where it reports
-one (XLA's HostOffloader runs before the passes that fail otherwise), else the failure its
-other codes name, else a clean compile; a warning that says XLA:TPU fails only on some
-shapes or inputs (HOW108, HOW109) admits both. A module agrees when the outcome is one the
-findings predict, and, for E1200, on the same outputs. Run from the repository root::
+one (XLA's HostOffloader runs before the passes that fail otherwise, unless it fails itself
+while it traces), else the failure its other codes name, else a clean compile; a warning
+that says XLA:TPU fails only on some shapes or inputs (HOW108, HOW109) admits both. A module
+agrees when the outcome is one the findings predict, and, for E1200, on the same outputs.
+Run from the repository root::
 
     python -m tools.differential.outcomes [--verdicts verdicts.json]
 """
@@ -31,13 +32,15 @@ ERROR = "error"
 
 @dataclass(frozen=True)
 class Failure:
-    """A failure of XLA:TPU other than E1200: what its message holds, and the codes that
-    predict it (an error: it always fails so; a warning: it may)."""
+    """A failure of XLA:TPU other than E1200: what its message holds, the codes that predict
+    it (an error: it always fails so; a warning: it may), and whether it comes before E1200
+    (in XLA's HostOffloader itself, while it traces host memory)."""
 
     name: str
     marker: str
     errors: frozenset[str] = frozenset()
     warnings: frozenset[str] = frozenset()
+    before_e1200: bool = False
 
 
 # The failures the check knows, in the order a module's outcome is matched against them.
@@ -57,6 +60,12 @@ FAILURES = (
         "strict_host_compute",
         "Automatic host compute offloading is disabled",
         frozenset({"HOE101"}),
+    ),
+    Failure(
+        "host_sort_aborts",
+        "Expected shape index to be non-empty",
+        frozenset({"HOE110"}),
+        before_e1200=True,
     ),
     Failure(
         "host_carry_from_device",
@@ -80,10 +89,6 @@ FAILURES = (
 # The modules whose outcome the check does not predict yet, with the XLA releases where it
 # fails so, and why (docs/differential.md, "Outcomes").
 UNPREDICTED = {
-    # A sort computing on host memory aborts libtpu before 0.0.49, fixed or not.
-    "host_arg_sort": ("2026-06",),
-    "host_arg_sort__fix_device": ("2026-06",),
-    "host_arg_sort__fix_host": ("2026-06",),
     # The gradient of a scan's remat offload with its weights in host memory: both fixes fail
     # in XLA:TPU's verifier after optimization (an async-start's shape, a fusion's operand).
     "remat_offload_scan_grad_weights_on_host__fix_device": ("2026-06", "2026-09"),
@@ -112,6 +117,9 @@ def xla_outcome(entry: dict[str, Any], chip: dict[str, Any] | None) -> str | Non
 
 def predicted_outcomes(codes: set[str]) -> set[str]:
     """The outcomes that findings of ``codes`` predict."""
+    for failure in FAILURES:
+        if failure.before_e1200 and codes & failure.errors:
+            return {failure.name}
     if "E1200" in codes:
         return {E1200}
     for failure in FAILURES:

@@ -119,6 +119,7 @@ inline constexpr llvm::StringLiteral kDynamicSliceOp =
 inline constexpr llvm::StringLiteral kDynamicUpdateSliceOp =
     "stablehlo.dynamic_update_slice";
 inline constexpr llvm::StringLiteral kGatherOp = "stablehlo.gather";
+inline constexpr llvm::StringLiteral kSortOp = "stablehlo.sort";
 inline constexpr llvm::StringLiteral kReshapeOp = "stablehlo.reshape";
 inline constexpr llvm::StringLiteral kBroadcastInDimOp =
     "stablehlo.broadcast_in_dim";

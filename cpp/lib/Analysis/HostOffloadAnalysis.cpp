@@ -141,8 +141,8 @@ analyzeHostOffload(ModuleOp module, const HostOffloadOptions &options,
     traceStarts(*entry, report, walk, rules, starts.getResultKinds());
   findings.reportHostCompute();
   reportDynamicUpdateSlices(module, *entry, options, walk, rules, report);
-  reportTpuLimits(walk, *entry, starts.getResultKinds(), report.findings,
-                  warnings);
+  reportTpuLimits(walk, *entry, starts.getResultKinds(), options.xlaRelease,
+                  report.findings, warnings);
   std::move(cycles.begin(), cycles.end(), std::back_inserter(report.findings));
   warnings.moveTo(report.findings);
   return report;

@@ -3,6 +3,7 @@
 #include "TpuLimits.h"
 
 #include "hostoffload/Names.h"
+#include "hostoffload/XlaReleases.h"
 
 #include "mlir/IR/BuiltinAttributes.h"
 #include "mlir/IR/BuiltinTypes.h"
@@ -53,14 +54,37 @@ std::optional<int64_t> getChunkElements(RankedTensorType type) {
   return kChunkBytes * 8 / bits;
 }
 
+/// Where to report `op`: its own location where it names a file, else that of
+/// the first call of its function that does (JAX's private functions, as
+/// jnp.sort's, hold ops located by name alone). Calls are followed at most
+/// kCallDepth deep.
+Location getUserLoc(const Walk &walk, Operation *op) {
+  constexpr unsigned kCallDepth = 16;
+  Operation *current = op;
+  for (unsigned depth = 0; depth < kCallDepth; ++depth) {
+    if (findFileLocation(current->getLoc()))
+      return current->getLoc();
+    auto function = current->getParentOfType<func::FuncOp>();
+    if (!function)
+      break;
+    llvm::ArrayRef<CallSites::Entry> calls =
+        walk.getCallSites().of(function.getSymNameAttr());
+    if (calls.empty())
+      break;
+    current = calls.front().call;
+  }
+  return op->getLoc();
+}
+
 constexpr llvm::StringLiteral kMoveFirst =
     "fix: move the tensor to device memory before slicing it (in JAX: "
     "jax.device_put(x, jax.memory.Space.Device), then slice), or compute on "
     "the slice in host memory";
 
 /// Checks the slice `op` of host memory, which XLA reads into device memory.
-void checkAsyncSlice(Operation *op, std::vector<Finding> &findings,
-                     WarningList &warnings) {
+void checkAsyncSlice(const Walk &walk, Operation *op,
+                     std::vector<Finding> &findings, WarningList &warnings) {
+  Location loc = getUserLoc(walk, op);
   auto source = llvm::dyn_cast<RankedTensorType>(op->getOperand(0).getType());
   auto result = llvm::dyn_cast<RankedTensorType>(op->getResult(0).getType());
   if (!source || !result || !source.hasStaticShape() ||
@@ -86,7 +110,7 @@ void checkAsyncSlice(Operation *op, std::vector<Finding> &findings,
     for (int64_t dim : sliced)
       dims += (dims.empty() ? "" : ", ") + std::to_string(dim);
     findings.push_back(makeFinding(
-        FindingCode::AsyncSliceUnimplemented, op->getLoc(),
+        FindingCode::AsyncSliceUnimplemented, loc,
         "XLA:TPU reads this slice of host memory into device memory with an "
         "asynchronous slice, which slices dimensions " +
             dims + " of " + tensor +
@@ -112,7 +136,7 @@ void checkAsyncSlice(Operation *op, std::vector<Finding> &findings,
   bool narrow = *chunk > kChunkBytes / 4;
   if (source.getRank() == 1 && narrow && length % *chunk != 0) {
     findings.push_back(makeFinding(
-        FindingCode::AsyncSliceHalts, op->getLoc(),
+        FindingCode::AsyncSliceHalts, loc,
         "XLA:TPU reads this slice of host memory into device memory with an "
         "asynchronous slice " +
             std::to_string(length) + " elements long in " + where +
@@ -126,7 +150,7 @@ void checkAsyncSlice(Operation *op, std::vector<Finding> &findings,
     if (start % *chunk == 0)
       return;
     findings.push_back(makeFinding(
-        FindingCode::AsyncSliceHalts, op->getLoc(),
+        FindingCode::AsyncSliceHalts, loc,
         "XLA:TPU reads this slice of host memory into device memory with an "
         "asynchronous slice starting at element " +
             std::to_string(start) + " of " + where +
@@ -143,7 +167,7 @@ void checkAsyncSlice(Operation *op, std::vector<Finding> &findings,
                                chunkText + " it can take"
                          : "unless its start is a multiple of " + chunkText;
   warnings.add(makeFinding(
-      FindingCode::AsyncSliceMayHalt, op->getLoc(),
+      FindingCode::AsyncSliceMayHalt, loc,
       "XLA:TPU reads this dynamic slice of host memory into device memory "
       "with an asynchronous slice in " +
           where + ", whose start is known only when the program runs; the " +
@@ -178,26 +202,47 @@ OpOperand *findLoopInitInDeviceMemory(const Walk &walk, Value output) {
 
 void reportTpuLimits(const Walk &walk, func::FuncOp entry,
                      const std::vector<DeclaredMemoryKind> &resultKinds,
-                     std::vector<Finding> &findings, WarningList &warnings) {
-  // A gather whose operand 0 is host memory that stays there is host compute.
-  llvm::DenseSet<Operation *> gathers;
+                     XlaRelease xlaRelease, std::vector<Finding> &findings,
+                     WarningList &warnings) {
+  // A gather or a sort computing on host memory that stays there is host
+  // compute, once per op.
+  llvm::DenseSet<Operation *> reported;
   const NodeTable &nodes = walk.getNodes();
   for (unsigned id = 0, e = nodes.size(); id < e; ++id) {
     const Node &node = nodes[id];
-    if (node.step != StepKind::HostCompute || node.parent < 0 || !node.via ||
-        node.via->getName().getStringRef() != names::kGatherOp)
+    if (node.step != StepKind::HostCompute || node.parent < 0 || !node.via)
       continue;
+    llvm::StringRef name = node.via->getName().getStringRef();
+    bool gather = name == names::kGatherOp;
+    bool sort =
+        name == names::kSortOp && xlaRelease < XlaRelease::September2026;
     unsigned parent = static_cast<unsigned>(node.parent);
-    if (nodes[parent].value != node.via->getOperand(0) ||
-        !walk.isHost(parent) || !gathers.insert(node.via).second)
+    if ((!gather && !sort) ||
+        (gather && nodes[parent].value != node.via->getOperand(0)) ||
+        !walk.isHost(parent) || !reported.insert(node.via).second)
       continue;
+    if (gather) {
+      findings.push_back(makeFinding(
+          FindingCode::HostGatherFails, getUserLoc(walk, node.via),
+          "this gather computes on host memory, which XLA turns into host "
+          "compute, but XLA:TPU cannot compile a gather on the host "
+          "(\"RET_CHECK failure ... Fusion must have backend config\")",
+          "fix: move the tensor to device memory before the gather (in JAX: "
+          "jax.device_put(x, jax.memory.Space.Device)[indices])"));
+      continue;
+    }
     findings.push_back(makeFinding(
-        FindingCode::HostGatherFails, node.via->getLoc(),
-        "this gather computes on host memory, which XLA turns into host "
-        "compute, but XLA:TPU cannot compile a gather on the host "
-        "(\"RET_CHECK failure ... Fusion must have backend config\")",
-        "fix: move the tensor to device memory before the gather (in JAX: "
-        "jax.device_put(x, jax.memory.Space.Device)[indices])"));
+        FindingCode::HostSortAborts, getUserLoc(walk, node.via),
+        "this sort computes on host memory, which XLA turns into host "
+        "compute; libtpu aborts on it in XLA release " +
+            getXlaReleaseInfo(xlaRelease).name.str() + " (" +
+            describeLibtpuReleases(xlaRelease) +
+            ": \"Check failed: !tmp_shape_index.empty() Expected shape index "
+            "to be non-empty\"), and compiles it from XLA release 2026-09 "
+            "(libtpu 0.0.49)",
+        "fix: move the tensor to device memory before the sort (in JAX: "
+        "jax.device_put(x, jax.memory.Space.Device)), or compile with libtpu "
+        "0.0.49 or later"));
   }
   // A slice of host memory nothing computes on is read into device memory;
   // XLA folds a slice of such a slice into it, so only a slice of host memory
@@ -209,7 +254,7 @@ void reportTpuLimits(const Walk &walk, func::FuncOp entry,
     std::optional<unsigned> host = walk.findHostNode(op->getOperand(0));
     if (!host || walk.isMadeOfSlicesOnly(*host))
       continue;
-    checkAsyncSlice(op, findings, warnings);
+    checkAsyncSlice(walk, op, findings, warnings);
   }
   // A loop carry declared in host memory at the output, from device memory.
   Operation *terminator = entry.getBody().front().getTerminator();
@@ -222,7 +267,7 @@ void reportTpuLimits(const Walk &walk, func::FuncOp entry,
       continue;
     Operation *loop = init->getOwner();
     findings.push_back(makeFinding(
-        FindingCode::HostCarryFromDevice, loop->getLoc(),
+        FindingCode::HostCarryFromDevice, getUserLoc(walk, loop),
         "output " + std::to_string(index) + " is declared \"pinned_host\" " +
             "and is carry " + std::to_string(init->getOperandNumber()) +
             " of this loop, which starts in device memory and becomes host " +

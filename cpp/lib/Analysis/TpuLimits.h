@@ -19,6 +19,9 @@
 //    (`Async slices in the lane dimension must start on chunk boundaries`,
 //    `The DMA stride is invalid`): HOE105. A dynamic_slice's start is known
 //    only when the program runs: HOW109 says which starts run.
+//  - A stablehlo.sort computing on host memory aborts libtpu in XLA releases
+//    2026-06 and 2026-07 (`Check failed: !tmp_shape_index.empty()` in
+//    host_offload_utils.cc): HOE110.
 //  - An output declared pinned_host that is the result of a loop whose
 //    carry starts in device memory and becomes host memory in the loop (host
 //    compute on host memory) aborts libtpu in its host compute alias assigner
@@ -37,17 +40,20 @@
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 
 #include "hostoffload/HostOffloadAnalysis.h"
+#include "hostoffload/XlaReleases.h"
 
 #include <vector>
 
 namespace hostoffload {
 
-/// Adds HOE105, HOE106, HOE107 and HOE109 to `findings` and HOW109 to
-/// `warnings` for what the walk found: the gathers, then the slices, as the
-/// walk reached them, then the outputs of `entry` (declared `resultKinds`).
+/// Adds HOE105, HOE106, HOE107, HOE109 and HOE110 to `findings` and HOW109
+/// to `warnings` for what the walk found, as XLA release `xlaRelease` does:
+/// the gathers and sorts, then the slices, as the walk reached them, then the
+/// outputs of `entry` (declared `resultKinds`).
 void reportTpuLimits(const Walk &walk, mlir::func::FuncOp entry,
                      const std::vector<DeclaredMemoryKind> &resultKinds,
-                     std::vector<Finding> &findings, WarningList &warnings);
+                     XlaRelease xlaRelease, std::vector<Finding> &findings,
+                     WarningList &warnings);
 
 /// The initial value of the loop carry that `output`, host memory, is the
 /// result of, where that carry starts in device memory; null otherwise.

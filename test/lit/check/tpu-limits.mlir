@@ -1,4 +1,5 @@
 // RUN: offload-opt %s --split-input-file --host-offload-check -verify-diagnostics
+// RUN: not offload-opt %s --split-input-file --host-offload-check=xla-release=2026-06 -o /dev/null 2>&1 | FileCheck %s --check-prefix=JUNE
 
 // What XLA:TPU fails on after its HostOffloader (docs/semantics.md §17),
 // measured on a TPU v5e (test/differential/chip.json). A slice of host memory
@@ -83,4 +84,20 @@
 ^bb0(%arg0: tensor<8xf32>, %arg1: tensor<8xf32>):
   %0 = "stablehlo.custom_call"(%arg0) <{call_target_name = "annotate_device_placement", has_side_effect = true}> {mhlo.frontend_attributes = {_xla_buffer_placement = "device"}} : (tensor<8xf32>) -> tensor<8xf32>
   "func.return"(%0, %arg1) : (tensor<8xf32>, tensor<8xf32>) -> ()
+}) : () -> ()
+
+// -----
+
+// A sort on host memory aborts libtpu in XLA releases 2026-06 and 2026-07
+// only; the newest release compiles it.
+// JUNE: error: HOE110: this sort computes on host memory, which XLA turns into host compute; libtpu aborts on it in XLA release 2026-06 (libtpu 0.0.42.1 to 0.0.43.2: "Check failed: !tmp_shape_index.empty() Expected shape index to be non-empty"), and compiles it from XLA release 2026-09 (libtpu 0.0.49)
+"func.func"() <{arg_attrs = [{mhlo.memory_kind = "pinned_host"}], function_type = (tensor<8xf32>) -> tensor<8xf32>, res_attrs = [{mhlo.memory_kind = "pinned_host"}], sym_name = "main"}> ({
+^bb0(%arg0: tensor<8xf32>):
+  // expected-warning @below {{HOW101}}
+  %0 = "stablehlo.sort"(%arg0) <{dimension = 0 : i64, is_stable = true}> ({
+  ^bb0(%a: tensor<f32>, %b: tensor<f32>):
+    %c = "stablehlo.compare"(%a, %b) <{comparison_direction = #stablehlo<comparison_direction LT>}> : (tensor<f32>, tensor<f32>) -> tensor<i1>
+    "stablehlo.return"(%c) : (tensor<i1>) -> ()
+  }) : (tensor<8xf32>) -> tensor<8xf32>
+  "func.return"(%0) : (tensor<8xf32>) -> ()
 }) : () -> ()
