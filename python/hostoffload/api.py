@@ -30,6 +30,7 @@ def check(
     allow_h2h_copy: bool = False,
     xla_release: str | None = None,
     trace: bool = False,
+    platform: Platform = "tpu",
 ) -> Report:
     """Checks the host offloading of a module the way XLA's HostOffloader will.
 
@@ -58,7 +59,9 @@ def check(
     disabled`` does (the ``allow-h2h-copy`` option of ``host-offload-check``);
     ``xla_release`` names the XLA to model where releases differ, by its name (``"2026-06"``)
     or by a libtpu release (``"0.0.42.1"``), the newest by default (:mod:`hostoffload.releases`;
-    ``ValueError`` for one it does not know).
+    ``ValueError`` for one it does not know). ``platform`` is the platform the program is
+    compiled for, whose XLA the check models where XLA:TPU and XLA:GPU differ: ``"tpu"``
+    (XLA:TPU) or ``"cuda"`` (XLA:GPU); the report names it (:attr:`Report.compiled_for`).
 
     A finding on a line of Python source that carries ``# hostoffload: ignore[CODE]`` (or
     ``# hostoffload: ignore``, every code) is left out (:meth:`Report.without_suppressed`).
@@ -76,6 +79,7 @@ def check(
         allow_h2h_copy=allow_h2h_copy,
         xla_release=xla_release,
         trace=trace,
+        platform=platform,
     )
 
 
@@ -84,13 +88,14 @@ def trace(
     *,
     entry: str | None = None,
     xla_release: str | None = None,
+    platform: Platform = "tpu",
 ) -> Trace:
     """Where every tensor in host memory goes in ``source`` (read as by :func:`check`): for
     each start (a ``pinned_host`` argument, a move to host), its tensor, the ops its host
     memory passes through, and its fates: moved back to device, computed on the host, returned
     in host memory, returned as an output not in host memory (E1200), or unused. Raises
     :class:`InputError` like :func:`check`."""
-    return trace_named(source, None, entry=entry, xla_release=xla_release)
+    return trace_named(source, None, entry=entry, xla_release=xla_release, platform=platform)
 
 
 def trace_named(
@@ -99,9 +104,14 @@ def trace_named(
     *,
     entry: str | None = None,
     xla_release: str | None = None,
+    platform: Platform = "tpu",
 ) -> Trace:
     """:func:`trace`, naming text ``source`` ``name`` in the trace and in errors."""
-    return _traced(check_named(source, name, entry=entry, xla_release=xla_release, trace=True))
+    return _traced(
+        check_named(
+            source, name, entry=entry, xla_release=xla_release, trace=True, platform=platform
+        )
+    )
 
 
 def trace_jax(
@@ -132,13 +142,15 @@ def check_named(
     allow_h2h_copy: bool = False,
     xla_release: str | None = None,
     trace: bool = False,
+    platform: Platform = "tpu",
 ) -> Report:
     """:func:`check`, naming text ``source`` ``name`` in the report and in errors."""
     _require_entry(entry, name)
     release = xla_release_named(xla_release)
+    compiled_for = platform_named(platform)
     with _source.resolve(source, name, copy=False) as module:
         # Just parsed and verified: a second verifier pass would find nothing new.
-        report = _analyze(module, entry, strict, allow_h2h_copy, release, trace)
+        report = _analyze(module, entry, strict, allow_h2h_copy, release, trace, compiled_for)
     return report.without_suppressed()
 
 
@@ -178,6 +190,7 @@ def check_jax(
         jitted.trace(*args).lower(lowering_platforms=(platform,)),
         xla_release=xla_release,
         trace=trace,
+        platform=platform,
     )
     if report.trace is not None:
         report = dataclasses.replace(
@@ -192,6 +205,7 @@ def fix(
     *,
     entry: str | None = None,
     xla_release: str | None = None,
+    platform: Platform = "tpu",
 ) -> str:
     """Applies one fix to every E1200 of ``source`` and returns the module in the generic form.
 
@@ -199,10 +213,12 @@ def fix(
     memory); ``"device"`` moves each offending value back to device memory before the return.
     ``source`` is read as by :func:`check`; a module object given is copied, never changed.
     ``xla_release`` is that of :func:`check`: the host strategy also declares ``pinned_host``
-    the arguments that release rejects with HOE102.
+    the arguments that release rejects with HOE102. ``platform`` is that of :func:`check`.
     Runs the ``host-offload-fix`` pass; raises :class:`InputError` like :func:`check`.
     """
-    return fix_named(source, None, strategy, entry=entry, xla_release=xla_release)
+    return fix_named(
+        source, None, strategy, entry=entry, xla_release=xla_release, platform=platform
+    )
 
 
 def fix_named(
@@ -212,6 +228,7 @@ def fix_named(
     *,
     entry: str | None = None,
     xla_release: str | None = None,
+    platform: Platform = "tpu",
 ) -> str:
     """:func:`fix`, naming text ``source`` ``name`` in errors."""
     if strategy not in ("host", "device"):
@@ -220,6 +237,7 @@ def fix_named(
     options = f"strategy={strategy} xla-release={xla_release_named(xla_release)}" + (
         f' entry="{entry}"' if entry else ""
     )
+    options += f" platform={platform_named(platform)}"
     with _source.resolve(source, name, copy=True) as module:
         try:
             pipeline = passmanager.PassManager.parse(
@@ -261,6 +279,7 @@ def _analyze(
     allow_h2h_copy: bool,
     xla_release: str,
     trace: bool = False,
+    platform: Platform = "tpu",
 ) -> Report:
     with no_cyclic_gc():
         _, data = _hostoffload.analyze_data(
@@ -273,8 +292,9 @@ def _analyze(
             locations=locations_from_json,
             xla_release=xla_release,
             trace=trace,
+            platform=platform,
         )
-        report = Report.from_objects(data, module.name)
+        report = dataclasses.replace(Report.from_objects(data, module.name), compiled_for=platform)
     if trace:
         report = dataclasses.replace(
             report,

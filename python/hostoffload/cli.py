@@ -107,6 +107,7 @@ def _parser() -> argparse.ArgumentParser:
     _add_entry(check)
     _add_strict(check)
     _add_xla_release(check)
+    _add_compiled_for(check)
     check.add_argument(
         "--allow-h2h-copy",
         action="store_true",
@@ -140,6 +141,7 @@ def _parser() -> argparse.ArgumentParser:
     )
     _add_entry(fix)
     _add_xla_release(fix)
+    _add_compiled_for(fix)
     fix.add_argument("-o", "--output", metavar="OUT", help="write here instead of stdout")
 
     trace = commands.add_parser(
@@ -166,6 +168,7 @@ def _parser() -> argparse.ArgumentParser:
     )
     _add_entry(trace)
     _add_xla_release(trace)
+    _add_compiled_for(trace)
     trace.add_argument("-o", "--output", metavar="OUT", help="write here instead of stdout")
 
     run = commands.add_parser(
@@ -205,6 +208,16 @@ def _add_strict(parser: argparse.ArgumentParser) -> None:
         action=argparse.BooleanOptionalAction,
         help="device compute on host memory is error HOE101 (--no-strict: it is warning "
         "HOW101, whatever pyproject.toml says)",
+    )
+
+
+def _add_compiled_for(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--platform",
+        type=_platform,
+        default=None,
+        help="the platform the program is compiled for, whose XLA to model: tpu (XLA:TPU, "
+        "default, or the [tool.hostoffload] table's, or $HOSTOFFLOAD_PLATFORM) or cuda (XLA:GPU)",
     )
 
 
@@ -279,6 +292,7 @@ def _check(args: argparse.Namespace) -> int:
                 strict=args.strict if args.strict is not None else bool(config.strict),
                 allow_h2h_copy=args.allow_h2h_copy,
                 xla_release=args.xla_release,
+                platform=args.platform or chosen_platform(config.platform),
             )
         except InputError as error:
             sys.stderr.write(f"{error}\n")
@@ -326,6 +340,7 @@ def _trace(args: argparse.Namespace) -> int:
                 *_read(file),
                 entry=args.entry or _config_of(file, configs).entry,
                 xla_release=args.xla_release,
+                platform=args.platform or chosen_platform(_config_of(file, configs).platform),
             )
         except InputError as error:
             sys.stderr.write(f"{error}\n")
@@ -394,7 +409,11 @@ def _fix(args: argparse.Namespace) -> int:
     try:
         entry = args.entry or _config_of(args.file, {}).entry
         fixed = api.fix_named(
-            *_read(args.file), args.strategy, entry=entry, xla_release=args.xla_release
+            *_read(args.file),
+            args.strategy,
+            entry=entry,
+            xla_release=args.xla_release,
+            platform=args.platform or chosen_platform(_config_of(args.file, {}).platform),
         )
     except InputError as error:
         sys.stderr.write(f"{error}\n")

@@ -382,7 +382,9 @@ def _check(
     # Imported here: hostoffload.api loads MLIR, which importing this module must not.
     from hostoffload import api
 
-    report = api.check(module, strict=strict, xla_release=xla_release)
+    # The XLA of the platform JAX compiles for: XLA:GPU for cuda, XLA:TPU otherwise.
+    compiled_for = "cuda" if platform == "cuda" else "tpu"
+    report = api.check(module, strict=strict, xla_release=xla_release, platform=compiled_for)
     return dataclasses.replace(report, source=name, platform=platform)
 
 

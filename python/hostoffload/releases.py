@@ -84,3 +84,20 @@ def xla_release_of_platform_version(platform_version: str) -> str:
             if platform_version.strip().endswith(libtpu.build_line):
                 return release.name
     raise ValueError(f"no known libtpu release was built as {platform_version!r}")
+
+
+#: The XLA release each jaxlib release's XLA:GPU carries (jax-cuda12-plugin of the same version):
+#: 0.10.2's parses the GPU target specs XLA had on 2026-07-02 and none of that day's new fields,
+#: so its sources are older than commit 29c0ee7460 (docs/differential.md, XLA:GPU).
+JAXLIB_XLA_RELEASES = {"0.10.2": "2026-06"}
+
+
+def describe_compiler(platform: str, release: str) -> str:
+    """The compiler whose behaviour a check of a program compiled for ``platform`` models under
+    XLA ``release``, for reports: ``XLA 2026-09: libtpu 0.0.49 to 0.0.52`` (XLA:TPU), or
+    ``XLA:GPU, XLA 2026-06: jaxlib 0.10.2``."""
+    if platform != "cuda":
+        return xla_releases()[release].describe()
+    jaxlibs = [jaxlib for jaxlib, carried in JAXLIB_XLA_RELEASES.items() if carried == release]
+    carried_by = f": jaxlib {', '.join(jaxlibs)}" if jaxlibs else ""
+    return f"XLA:GPU, XLA {release}{carried_by}"

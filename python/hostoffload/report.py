@@ -28,7 +28,7 @@ from hostoffload.diagnostic import (
     locations_from_json,
     render,
 )
-from hostoffload.releases import xla_releases
+from hostoffload.releases import describe_compiler
 from hostoffload.starts import (
     PathStep,
     ReadLocation,
@@ -188,6 +188,9 @@ class Report:
     #: Where every start's host memory goes, when the check was asked for it
     #: (``check(..., trace=True)``); else ``None``. :meth:`to_json` leaves it out.
     trace: Trace | None = None
+    #: The platform the program is compiled for, whose XLA the findings model: ``"tpu"``
+    #: (XLA:TPU) or ``"cuda"`` (XLA:GPU).
+    compiled_for: str = "tpu"
 
     @property
     def errors(self) -> tuple[Finding, ...]:
@@ -255,7 +258,7 @@ class Report:
         """Which XLA the findings model, for the summary line; nothing where unknown."""
         if self.xla_release is None:
             return ""
-        return f" (modelled on {xla_releases()[self.xla_release].describe()})"
+        return f" (modelled on {describe_compiler(self.compiled_for, self.xla_release)})"
 
     def ignoring(self, codes: Iterable[str]) -> Report:
         """This report without the findings whose code is in ``codes`` (a former code such as
@@ -330,6 +333,7 @@ class Report:
             platform=data.get("platform"),
             outputs=_outputs_from_json(data.get("outputs")),
             xla_release=data.get("xla_release"),
+            compiled_for="cuda" if data.get("compiler") == "XLA:GPU" else "tpu",
         )
 
     @classmethod
@@ -365,6 +369,8 @@ class Report:
         table = LocationTable() if locations == "table" else None
         location: WriteLocation = Location.to_json if table is None else table.index
         data = header_json(self.source, self.platform, self.xla_release, self.entry)
+        if self.compiled_for == "cuda":
+            data["compiler"] = "XLA:GPU"
         data["findings"] = [finding.to_json(start_indices, location) for finding in self.findings]
         data["starts"] = [start.to_json(location) for start in self.starts]
         if self.outputs is not None:

@@ -89,13 +89,13 @@ def module_names(tests: dict[str, list[str]]) -> dict[str, str]:
 # --- our check ----------------------------------------------------------------------------------
 
 
-def our_verdict(text: str, xla_release: str | None) -> dict[str, Any]:
-    """What ``hostoffload.check`` says of the HLO ``text``: its E1200 outputs and other error
-    codes, or that it cannot read it, and why."""
+def our_verdict(text: str, xla_release: str | None, platform: str = "tpu") -> dict[str, Any]:
+    """What ``hostoffload.check`` says of the HLO ``text`` compiled for ``platform``: its E1200
+    outputs and other error codes, or that it cannot read it, and why."""
     import hostoffload
 
     try:
-        report = hostoffload.check(text, xla_release=xla_release)
+        report = hostoffload.check(text, xla_release=xla_release, platform=platform)
     except hostoffload.InputError as error:
         return {"read": False, "reason": str(error).splitlines()[0][:600]}
     e1200 = sorted({f.output_index for f in report.errors if f.code == "E1200"})
@@ -309,7 +309,7 @@ def main() -> None:
         for name, text in modules.items():
             sha256 = hashlib.sha256(text.encode()).hexdigest()
             xla = earlier.get(sha256) or xla_verdict(settings, name, text)
-            ours = our_verdict(text, release)
+            ours = our_verdict(text, release, settings.platform)
             results[name] = {"module_sha256": sha256, "xla": xla, "ours": ours}
             results[name]["agrees"] = agrees(xla, ours)
             mark = {True: "agree", False: "DISAGREE", None: "no XLA verdict"}[

@@ -39,6 +39,7 @@ public:
                  llvm::function_ref<void(const Finding &)> takeMismatch)
       : entry(entry), strict(options.strict),
         allowH2hCopy(options.allowH2hCopy), xlaRelease(options.xlaRelease),
+        platform(options.platform),
         report(report), walk(walk), rules(rules), resultKinds(resultKinds),
         warnings(warnings), takeMismatch(takeMismatch),
         paths(walk, report.starts) {}
@@ -87,6 +88,7 @@ private:
   bool strict;
   bool allowH2hCopy;
   XlaRelease xlaRelease;
+  Platform platform;
   HostOffloadReport &report;
   const Walk &walk;
   const OpRules &rules;

@@ -113,7 +113,7 @@ analyzeHostOffload(ModuleOp module, const HostOffloadOptions &options,
   report.entry = *entry;
   report.xlaRelease = options.xlaRelease;
 
-  OpRules rules(module.getContext());
+  OpRules rules(module.getContext(), options.platform);
   std::optional<ModuleOps> ownOps;
   if (!collected)
     collected = &ownOps.emplace(ModuleOps::collect(module, rules));

@@ -294,11 +294,15 @@ void StartCollector::collectEntrySignature() {
     const DeclaredMemoryKind &declared = argumentKinds[i];
     checkDeclaredKind(declared, "argument", i, [&] { return argumentLoc(i); });
     if (declared.kind == names::kUnpinnedHost) {
+      // XLA:GPU compiles it (measured: unpinned_host_arg).
       warnings.warn(FindingCode::UnpinnedHostArgument, argumentLoc(i),
                     describeArgument(entry.getArgument(i)) +
                         " is declared \"unpinned_host\"; XLA does not trace "
-                        "it as host memory, and XLA:TPU fails later with an "
-                        "internal shape mismatch");
+                        "it as host memory" +
+                        (rules.getPlatform() == Platform::Tpu
+                             ? ", and XLA:TPU fails later with an internal "
+                               "shape mismatch"
+                             : ""));
       continue;
     }
     if (declared.kind != names::kPinnedHost)

@@ -1,0 +1,192 @@
+"""The check for XLA:GPU against XLA:GPU's own verdicts, recorded without a GPU.
+
+``tools/differential/gpu.py`` and ``run.py --recompile --gpu-target`` (opt-in, in a venv with
+``.[oracle-gpu]``: jax-cuda12-plugin, no GPU, no CUDA) compiled every recorded module of the
+differential suite (the mesh modules on as many devices of a GPU topology), the sibling suite's
+programs with their XLA flags, and the HLO dumps, with XLA:GPU for two targets (H100, A100:
+XLA's specs in ``tools/differential/gpu_targets/``), into ``test/differential/gpu/``. Here the
+installed checker, asked for XLA:GPU (``platform="cuda"``) and modelling the XLA release of
+the plugin, must give XLA:GPU's exact set of E1200 outputs on every module with a verdict, its
+status and parameters on the sibling suite, and its set on the HLO dumps; and it must report
+what XLA:GPU does instead of compiling where XLA:GPU fails otherwise. The records must be of
+the modules on disk. See docs/differential.md.
+
+A difference is never resolved by editing the recorded data: it goes in ``KNOWN_DIFFERENCES``
+with the reason, and its test is a strict xfail until the checker models it.
+"""
+
+from __future__ import annotations
+
+import functools
+import hashlib
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+from conftest import MODULES, differential_module
+
+import hostoffload
+from hostoffload.mlir import ir
+from hostoffload.mlir._mlir_libs import _hostoffload
+from tools.differential import gpu, layout
+
+GPU_DIR = gpu.RECORDS
+TARGETS = sorted(gpu.TARGETS)
+
+
+def record(suite: str, target: str) -> dict[str, Any]:
+    name = f"{target}.json" if suite == "main" else f"{suite}-{target}.json"
+    document: dict[str, Any] = json.loads((GPU_DIR / name).read_text())
+    return document
+
+
+RECORDS = {
+    (suite, target): record(suite, target)
+    for suite in ("main", "sibling", "hlo")
+    for target in TARGETS
+}
+# What a recording says of the compiler that made it.
+GPU_VERSIONS = ("jax", "jaxlib", "jax_cuda12_plugin", "platform_version", "device_kind", "date")
+
+# Modules on which the checker does not give XLA:GPU's verdict, with the reason.
+KNOWN_DIFFERENCES: dict[str, str] = {}
+# Modules XLA:GPU fails on otherwise, where the check does not say so (HOE105), with the reason.
+UNPREDICTED_FAILURES: dict[str, str] = {
+    "slice_written_into_device_arg__fix_device": (
+        "XLA:GPU rewrites the scatter of a host slice into a device argument as a "
+        "dynamic-update-slice and fails its verifier there; HOE105 looks at "
+        "dynamic_update_slice ops only"
+    ),
+}
+
+
+def release_of(document: dict[str, Any]) -> str:
+    """The XLA release of the jax-cuda12-plugin that made a recording."""
+    return gpu.xla_release_of_plugin(document["generated"]["jax_cuda12_plugin"])
+
+
+def verdicts(suite: str, known: dict[str, str] = KNOWN_DIFFERENCES) -> list[Any]:
+    """``(target, module)`` of every module a recording of ``suite`` has a verdict on, those
+    in ``known`` strict xfails."""
+    params = []
+    for target in TARGETS:
+        for name, entry in sorted(RECORDS[suite, target]["modules"].items()):
+            if suite != "sibling" and entry["xla"]["e1200_outputs"] is None:
+                continue
+            reason = known.get(name)
+            marks = [pytest.mark.xfail(strict=True, reason=reason)] if reason else []
+            params.append(pytest.param(target, name, marks=marks, id=f"{target}:{name}"))
+    return params
+
+
+@functools.cache
+def findings(name: str, release: str) -> list[dict[str, Any]]:
+    """The analysis' findings on module ``name`` of the main suite, for XLA:GPU."""
+    with ir.Context() as context:
+        module, errors = _hostoffload.parse(context, differential_module(name).read_bytes())
+        assert module is not None, errors
+        ran, report_json = _hostoffload.analyze(
+            module.operation, xla_release=release, platform="cuda"
+        )
+    report = json.loads(report_json)
+    assert ran and not report["errors"], report["errors"]
+    found: list[dict[str, Any]] = report["findings"]
+    return found
+
+
+@pytest.mark.parametrize("target", TARGETS)
+def test_records_are_of_the_modules_on_disk(target: str) -> None:
+    for suite, suite_dir, suffix in (
+        ("main", None, ""),
+        ("sibling", layout.SIBLING_SUITE, ".mlir"),
+        ("hlo", layout.HLO_SUITE, ".hlo.txt"),
+    ):
+        document = RECORDS[suite, target]
+        for key in GPU_VERSIONS:
+            assert document["generated"].get(key), (suite, key)
+        assert gpu.TARGETS[target], target
+        assert document["generated"]["gpu_target"] == target
+        if suite == "main":
+            assert set(document["modules"]) == set(MODULES)
+        for name, entry in document["modules"].items():
+            path = (
+                differential_module(name)
+                if suite_dir is None
+                else Path(suite_dir) / f"{name}{suffix}"
+            )
+            assert entry["module_sha256"] == hashlib.sha256(path.read_bytes()).hexdigest(), (
+                f"{path} changed since XLA:GPU compiled it: record it again (docs/differential.md)"
+            )
+
+
+@pytest.mark.parametrize(("target", "name"), verdicts("main"))
+def test_checker_agrees_with_xla_gpu(target: str, name: str) -> None:
+    xla = RECORDS["main", target]["modules"][name]["xla"]
+    release = release_of(RECORDS["main", target])
+    ours = sorted({f["output_index"] for f in findings(name, release) if f["code"] == "E1200"})
+    assert ours == xla["e1200_outputs"], f"XLA:GPU: {xla['message']}"
+
+
+# XLA:GPU's verifier on a write of host memory into a device buffer (HOE105).
+HOST_WRITE_INTO_DEVICE = "DynamicUpdateSlice instruction shouldn't change layout memory space"
+
+
+@pytest.mark.parametrize(("target", "name"), verdicts("main", UNPREDICTED_FAILURES))
+def test_checker_predicts_xla_gpus_other_failure(target: str, name: str) -> None:
+    """HOE105 where XLA:GPU fails with its verifier's sentence; none where XLA:GPU compiles."""
+    xla = RECORDS["main", target]["modules"][name]["xla"]
+    release = release_of(RECORDS["main", target])
+    predicted = [f["message"] for f in findings(name, release) if f["code"] == "HOE105"]
+    if HOST_WRITE_INTO_DEVICE in xla["message"]:
+        assert predicted, xla["message"]
+    elif xla["status"] == "ok":
+        assert predicted == []
+    # Past E1200 XLA:GPU stops: a module it rejects with E1200 may hold one too.
+
+
+@pytest.mark.parametrize(("target", "name"), verdicts("sibling"))
+def test_sibling_status_is_xla_gpus(target: str, name: str) -> None:
+    from test_differential_sibling import H2H_FLAG, STRICT_FLAG, possible_statuses
+
+    entry = RECORDS["sibling", target]["modules"][name]
+    report = hostoffload.check(
+        layout.SIBLING_SUITE / f"{name}.mlir",
+        strict=bool(entry["xla_flags"].get(STRICT_FLAG)),
+        allow_h2h_copy=bool(entry["xla_flags"].get(H2H_FLAG)),
+        xla_release=release_of(RECORDS["sibling", target]),
+        platform="cuda",
+    )
+    statuses = possible_statuses(report)
+    # XLA:GPU's verifier runs after HostOffloader: HOE105 is its status when nothing before.
+    if statuses == {"ok"} and any(f.code == "HOE105" for f in report.errors):
+        statuses = {"error"}
+    assert entry["xla"]["status"] in statuses, entry["xla"]["message"]
+
+
+@pytest.mark.parametrize(("target", "name"), verdicts("hlo"))
+def test_hlo_dump_is_xla_gpus(target: str, name: str) -> None:
+    pytest.importorskip("jax", reason="HLO text is converted through jaxlib")
+    xla = RECORDS["hlo", target]["modules"][name]["xla"]
+    report = hostoffload.check(
+        layout.HLO_SUITE / f"{name}.hlo.txt",
+        xla_release=release_of(RECORDS["hlo", target]),
+        platform="cuda",
+    )
+    ours = sorted({f.output_index for f in report.errors if f.code == "E1200"})
+    assert ours == xla["e1200_outputs"], xla["message"]
+
+
+@pytest.mark.parametrize("name", ["unpinned_host_single_output", "unpinned_host_arg"])
+def test_tpu_only_findings_are_never_reported_for_gpu(name: str) -> None:
+    """XLA:GPU compiles both (recorded); XLA:TPU fails on them, as HOE104 and HOW106 say."""
+    path = differential_module(name)
+    for target in TARGETS:
+        assert RECORDS["main", target]["modules"][name]["xla"]["status"] == "ok"
+    tpu = hostoffload.check(path, xla_release="2026-06")
+    gpu_report = hostoffload.check(path, xla_release="2026-06", platform="cuda")
+    assert any("XLA:TPU" in f.message for f in tpu.findings)
+    assert not any("XLA:TPU" in f.message or f.code in ("HOE104", "HOW108") for f in gpu_report.findings)
+    assert gpu_report.ok
+    assert "modelled on XLA:GPU, XLA 2026-06: jaxlib 0.10.2" in gpu_report.to_text()
+    assert '"compiler": "XLA:GPU"' in gpu_report.to_json()
