@@ -114,7 +114,7 @@ struct HostOffloadCheckPass
     // Each E1200 is emitted as soon as it is made, and the next is made in
     // its memory: a model has thousands.
     FindingEmitter emitter;
-    HostOffloadOptions options{entry,   strict, allowH2hCopy,
+    HostOffloadOptions options{entry,    strict, allowH2hCopy,
                                *release, trace,  *compiledFor};
     mlir::FailureOr<HostOffloadReport> report = analyzeHostOffload(
         getOperation(), options,

@@ -333,7 +333,7 @@ class Report:
             platform=data.get("platform"),
             outputs=_outputs_from_json(data.get("outputs")),
             xla_release=data.get("xla_release"),
-            compiled_for="cuda" if data.get("compiler") == "XLA:GPU" else "tpu",
+            compiled_for=data.get("compiled_for", "tpu"),
         )
 
     @classmethod
@@ -369,8 +369,8 @@ class Report:
         table = LocationTable() if locations == "table" else None
         location: WriteLocation = Location.to_json if table is None else table.index
         data = header_json(self.source, self.platform, self.xla_release, self.entry)
-        if self.compiled_for == "cuda":
-            data["compiler"] = "XLA:GPU"
+        if self.compiled_for != "tpu":
+            data["compiled_for"] = self.compiled_for
         data["findings"] = [finding.to_json(start_indices, location) for finding in self.findings]
         data["starts"] = [start.to_json(location) for start in self.starts]
         if self.outputs is not None:

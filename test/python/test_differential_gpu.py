@@ -164,6 +164,22 @@ def test_sibling_status_is_xla_gpus(target: str, name: str) -> None:
     assert entry["xla"]["status"] in statuses, entry["xla"]["message"]
 
 
+@pytest.mark.parametrize(("target", "name"), verdicts("sibling"))
+def test_sibling_parameters_are_xla_gpus(target: str, name: str) -> None:
+    from test_differential_sibling import PARAMETER, XLA_NUMBER
+
+    entry = RECORDS["sibling", target]["modules"][name]
+    if entry["xla"]["status"] != "parameter_not_host":
+        return
+    report = hostoffload.check(
+        layout.SIBLING_SUITE / f"{name}.mlir",
+        xla_release=release_of(RECORDS["sibling", target]),
+        platform="cuda",
+    )
+    ours = [m[1] for f in report.errors if (m := PARAMETER.match(f.message))]
+    assert sorted(ours) == sorted(XLA_NUMBER.sub("", p) for p in entry["xla"]["parameters"])
+
+
 @pytest.mark.parametrize(("target", "name"), verdicts("hlo"))
 def test_hlo_dump_is_xla_gpus(target: str, name: str) -> None:
     pytest.importorskip("jax", reason="HLO text is converted through jaxlib")
@@ -186,7 +202,9 @@ def test_tpu_only_findings_are_never_reported_for_gpu(name: str) -> None:
     tpu = hostoffload.check(path, xla_release="2026-06")
     gpu_report = hostoffload.check(path, xla_release="2026-06", platform="cuda")
     assert any("XLA:TPU" in f.message for f in tpu.findings)
-    assert not any("XLA:TPU" in f.message or f.code in ("HOE104", "HOW108") for f in gpu_report.findings)
+    assert not any(
+        "XLA:TPU" in f.message or f.code in ("HOE104", "HOW108") for f in gpu_report.findings
+    )
     assert gpu_report.ok
     assert "modelled on XLA:GPU, XLA 2026-06: jaxlib 0.10.2" in gpu_report.to_text()
-    assert '"compiler": "XLA:GPU"' in gpu_report.to_json()
+    assert '"compiled_for": "cuda"' in gpu_report.to_json()

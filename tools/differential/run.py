@@ -361,8 +361,7 @@ def check(settings: Settings, text: str) -> dict[str, Any]:
         [
             settings.offload_opt,
             str(path),
-            f"--host-offload-check=xla-release={settings.xla_release} "
-            f"platform={settings.platform}",
+            f"--host-offload-check=xla-release={settings.xla_release} platform={settings.platform}",
         ],
         timeout=300,
         cwd=REPO_ROOT,

@@ -29,9 +29,9 @@ MLIR_CAPI_EXPORTED void hostoffloadRegisterPasses(void);
 /// result is failure; diagnostics are then not sent to the context's handlers.
 /// `strict`, `allowH2hCopy`, `xlaRelease` and `platform` are the options of
 /// the pass (an empty `xlaRelease` is the newest, an empty `platform` TPU);
-/// a release or platform it does not know is an error of the "errors" list. With `trace`, the object has a "trace" list:
-/// for each start, its tensor, the ops its host memory passes through and
-/// its fates.
+/// a release or platform it does not know is an error of the "errors" list.
+/// With `trace`, the object has a "trace" list: for each start, its tensor, the
+/// ops its host memory passes through and its fates.
 MLIR_CAPI_EXPORTED MlirLogicalResult hostoffloadAnalyzeToJson(
     MlirOperation module, MlirStringRef entry, bool strict, bool verified,
     bool allowH2hCopy, MlirStringRef xlaRelease, MlirStringRef platform,

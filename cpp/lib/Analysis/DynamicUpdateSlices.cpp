@@ -373,9 +373,10 @@ void DynamicUpdateSliceRules::reportGpuWriteIntoDevice(Operation *write) {
   FindingCode code = FindingCode::GpuHostWriteIntoDevice;
   const FindingCodeInfo &info = getFindingCodeInfo(code, options.strict);
   std::string message =
-      (info.name + ": INTERNAL: RET_CHECK failure (hlo_verifier.cc) "
-                   "DynamicUpdateSlice instruction shouldn't change layout "
-                   "memory space from host to device; '" +
+      (info.name +
+       ": INTERNAL: RET_CHECK failure (hlo_verifier.cc) "
+       "DynamicUpdateSlice instruction shouldn't change layout "
+       "memory space from host to device; '" +
        write->getName().getStringRef() +
        "' writes a tensor in host memory (its update) into a buffer in device "
        "memory, which XLA:GPU runs as host compute and then refuses (XLA:TPU "

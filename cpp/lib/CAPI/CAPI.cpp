@@ -258,11 +258,11 @@ static Analysis analyze(MlirOperation module, MlirStringRef entry, bool strict,
   std::optional<hostoffload::Platform> compiledFor =
       hostoffload::parsePlatform(unwrap(platform));
   if (!compiledFor) {
-    analysis.errors.push_back(
-        {"unknown platform '" + hostoffload::toValidUTF8(unwrap(platform)) +
-             "'; use tpu (XLA:TPU) or cuda (XLA:GPU)",
-         op->getLoc(),
-         {}});
+    analysis.errors.push_back({"unknown platform '" +
+                                   hostoffload::toValidUTF8(unwrap(platform)) +
+                                   "'; use tpu (XLA:TPU) or cuda (XLA:GPU)",
+                               op->getLoc(),
+                               {}});
     return analysis;
   }
   std::optional<hostoffload::XlaRelease> release =
@@ -357,16 +357,12 @@ MlirLogicalResult hostoffloadVerify(MlirOperation op,
   return wrap(failure());
 }
 
-MlirLogicalResult hostoffloadAnalyzeToJson(MlirOperation module,
-                                           MlirStringRef entry, bool strict,
-                                           bool verified, bool allowH2hCopy,
-                                           MlirStringRef xlaRelease,
-                                           MlirStringRef platform, bool trace,
-                                           MlirStringCallback callback,
-                                           void *userData) {
-  Analysis analysis =
-      analyze(module, entry, strict, verified, allowH2hCopy, xlaRelease,
-              platform, trace);
+MlirLogicalResult hostoffloadAnalyzeToJson(
+    MlirOperation module, MlirStringRef entry, bool strict, bool verified,
+    bool allowH2hCopy, MlirStringRef xlaRelease, MlirStringRef platform,
+    bool trace, MlirStringCallback callback, void *userData) {
+  Analysis analysis = analyze(module, entry, strict, verified, allowH2hCopy,
+                              xlaRelease, platform, trace);
   std::string text;
   llvm::raw_string_ostream os(text);
   // The JSON writer writes a character at a time: unbuffered, as a string's
@@ -379,15 +375,12 @@ MlirLogicalResult hostoffloadAnalyzeToJson(MlirOperation module,
   return wrap(success(succeeded(analysis.report)));
 }
 
-MlirLogicalResult
-hostoffloadAnalyzeToValues(MlirOperation module, MlirStringRef entry,
-                           bool strict, bool verified, bool allowH2hCopy,
-                           MlirStringRef xlaRelease, MlirStringRef platform,
-                           bool trace, const HostoffloadValueSink *sink,
-                           void *userData) {
-  Analysis analysis =
-      analyze(module, entry, strict, verified, allowH2hCopy, xlaRelease,
-              platform, trace);
+MlirLogicalResult hostoffloadAnalyzeToValues(
+    MlirOperation module, MlirStringRef entry, bool strict, bool verified,
+    bool allowH2hCopy, MlirStringRef xlaRelease, MlirStringRef platform,
+    bool trace, const HostoffloadValueSink *sink, void *userData) {
+  Analysis analysis = analyze(module, entry, strict, verified, allowH2hCopy,
+                              xlaRelease, platform, trace);
   if (sink) {
     ValueSinkStream stream(*sink, userData);
     writeAnalysis(stream, analysis, strict, trace);
