@@ -16,6 +16,7 @@
 #include "Concatenate.h"
 #include "DynamicUpdateSlices.h"
 #include "Findings.h"
+#include "GpuBranches.h"
 #include "ModuleOps.h"
 #include "OpRules.h"
 #include "Starts.h"
@@ -140,6 +141,7 @@ analyzeHostOffload(ModuleOp module, const HostOffloadOptions &options,
     traceStarts(*entry, report, walk, rules, starts.getResultKinds());
   findings.reportHostCompute();
   reportDynamicUpdateSlices(module, *entry, options, walk, rules, report);
+  reportGpuMixedBranches(options, walk, rules, report);
   std::move(cycles.begin(), cycles.end(), std::back_inserter(report.findings));
   warnings.moveTo(report.findings);
   return report;

@@ -198,6 +198,10 @@ public:
   }
 
   bool isCall(mlir::Operation *op) const { return is(op, call); }
+  /// `stablehlo.if` or `stablehlo.case`.
+  bool isBranching(mlir::Operation *op) const {
+    return is(op, ifOp) || is(op, caseOp);
+  }
   bool isCustomCall(mlir::Operation *op) const { return is(op, customCall); }
   bool isFuncReturn(mlir::Operation *op) const { return is(op, funcReturn); }
   bool isDynamicUpdateSlice(mlir::Operation *op) const {

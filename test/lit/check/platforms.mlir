@@ -50,6 +50,25 @@
 
 // -----
 
+// lax.switch returning a pinned_host argument from one branch and a device one
+// from the other, declared pinned_host: XLA:TPU compiles it; XLA:GPU's check
+// of shapes after host offloading refuses the conditional (measured:
+// switch_host__fix_host).
+// TPU-NOT: HOE106
+// GPU-LABEL: error: HOE106: INTERNAL: Expected instruction to have shape equal to ...; result 0 of 'stablehlo.case' is in host memory from one branch and in device memory from another
+// GPU: note: fix: give the result the same memory in every branch
+"func.func"() <{arg_attrs = [{mhlo.memory_kind = "device"}, {mhlo.memory_kind = "pinned_host"}, {mhlo.memory_kind = "device"}], function_type = (tensor<i32>, tensor<8xf32>, tensor<8xf32>) -> tensor<8xf32>, res_attrs = [{mhlo.memory_kind = "pinned_host"}], sym_name = "main"}> ({
+^bb0(%i: tensor<i32> loc("i"), %x: tensor<8xf32> loc("x"), %y: tensor<8xf32> loc("y")):
+  %r = "stablehlo.case"(%i) ({
+    "stablehlo.return"(%x) : (tensor<8xf32>) -> ()
+  }, {
+    "stablehlo.return"(%y) : (tensor<8xf32>) -> ()
+  }) : (tensor<i32>) -> tensor<8xf32>
+  "func.return"(%r) : (tensor<8xf32>) -> ()
+}) : () -> ()
+
+// -----
+
 // E1200 on every platform, for each run to exit 1.
 // TPU-LABEL: error: E1200: {{.*}}output 0 ("returned")
 // GPU-LABEL: error: E1200: {{.*}}output 0 ("returned")
