@@ -20,6 +20,7 @@ from __future__ import annotations
 import functools
 import hashlib
 import json
+import tempfile
 from pathlib import Path
 from typing import Any
 
@@ -215,3 +216,63 @@ def test_tpu_only_findings_are_never_reported_for_gpu(name: str) -> None:
     assert gpu_report.ok
     assert "modelled on XLA:GPU, XLA 2026-06: jaxlib 0.10.2" in gpu_report.to_text()
     assert '"compiled_for": "cuda"' in gpu_report.to_json()
+
+
+FIXES = {target: record("fixes", target) for target in TARGETS}
+# What XLA:GPU fails a fix with where the check says so (HOE105, HOE106), by the code.
+PREDICTED_FAILURES = ("HOE105", "HOE106")
+# Fixes for XLA:GPU that XLA:GPU fails, where the check does not say so, with the reason.
+UNPREDICTED_FIX_FAILURES: dict[str, str] = {}
+
+
+def gpu_fixes() -> list[Any]:
+    """``(target, fix)`` of every fix the check for XLA:GPU made and XLA:GPU compiled."""
+    params = []
+    for target in TARGETS:
+        for name in sorted(FIXES[target]["modules"]):
+            reason = UNPREDICTED_FIX_FAILURES.get(name)
+            marks = [pytest.mark.xfail(strict=True, reason=reason)] if reason else []
+            params.append(pytest.param(target, name, marks=marks, id=f"{target}:{name}"))
+    return params
+
+
+@functools.cache
+def fixed_for_gpu(base: str, strategy: str, release: str) -> tuple[str, dict[str, Any]]:
+    """The fix for XLA:GPU of module ``base`` with ``strategy`` (as ``gpu.py fixes`` makes it:
+    ``offload-opt``, generic form with locations), and the check for XLA:GPU of it."""
+    from tools.differential import run
+
+    with tempfile.TemporaryDirectory() as staging:
+        settings = run.Settings(
+            offload_opt="offload-opt",
+            timeout=300.0,
+            memory_gb=8.0,
+            topology=gpu.TOPOLOGY,
+            lock_wait=0.0,
+            staging=Path(staging),
+            xla_release=release,
+            gpu_target=TARGETS[0],
+        )
+        fixed, log = run.fixed(settings, differential_module(base).read_text(), strategy)
+        assert fixed is not None, log
+        return fixed, run.check(settings, fixed)
+
+
+@pytest.mark.parametrize(("target", "name"), gpu_fixes())
+def test_each_fix_for_gpu_compiles_or_the_check_says_why(target: str, name: str) -> None:
+    """Every fix the check for XLA:GPU offers (both strategies, every module it finds E1200
+    in): the fix made now is the one recorded; XLA:GPU compiles it and the check finds no
+    error in it, or XLA:GPU fails it and the check says so (HOE105, HOE106)."""
+    entry = FIXES[target]["modules"][name]
+    assert "fix_failed" not in entry, entry.get("fix_failed")
+    base = differential_module(entry["base"]).read_bytes()
+    assert hashlib.sha256(base).hexdigest() == entry["base_sha256"]
+    fixed, ours = fixed_for_gpu(entry["base"], entry["strategy"], release_of(FIXES[target]))
+    assert hashlib.sha256(fixed.encode()).hexdigest() == entry["fixed_sha256"], (
+        "the fix for XLA:GPU changed since XLA:GPU compiled it: record it again"
+    )
+    xla = entry["xla"]
+    assert xla["status"] in ("ok", "error"), f"XLA:GPU: {xla['message']}"
+    assert ours["e1200_outputs"] == []
+    predicted = [code for code in ours["errors"] if code in PREDICTED_FAILURES]
+    assert bool(predicted) == (xla["status"] == "error"), (predicted, xla["message"])

@@ -14,10 +14,13 @@ verdict). The other suites by this module, from the repository root::
         --verdicts gpu/h100.json --offload-opt .venv/bin/offload-opt
     .venv-gpu/bin/python -m tools.differential.gpu sibling --gpu-target h100
     .venv-gpu/bin/python -m tools.differential.gpu hlo --gpu-target h100
-    .venv-gpu/bin/python -m tools.differential.gpu xla-tests /tmp/host_offloader_test.cc \\
-        --gpu-target h100 --xla-commit COMMIT
+    .venv-gpu/bin/python -m tools.differential.gpu fixes --gpu-target h100 \\
+        --offload-opt .venv/bin/offload-opt
+    .venv-gpu/bin/python -m tools.differential.xla_tests /tmp/host_offloader_test.cc \\
+        --gpu-target h100 --out test/differential/gpu/xla-tests-h100.json --xla-commit COMMIT
 
-Each writes ``test/differential/gpu/<suite>-<target>.json`` (the main suite ``<target>.json``);
+Each writes ``test/differential/gpu/<suite>-<target>.json`` (the main suite ``<target>.json``;
+``fixes``: the fixes the check for XLA:GPU makes of every module it finds E1200 in);
 ``test/python/test_differential_gpu.py`` replays them without the plugin. See
 docs/differential.md.
 """
@@ -183,18 +186,66 @@ def record_hlo(target: str, timeout: float, memory_gb: float) -> dict[str, Any]:
     return {"generated": generated, "modules": modules}
 
 
+def record_fixes(target: str, offload_opt: str, timeout: float, memory_gb: float) -> dict[str, Any]:
+    """XLA:GPU's verdicts on the fixes the check for XLA:GPU offers: for every module of the
+    main suite where it reports E1200, ``host-offload-fix{platform=cuda}`` with each strategy,
+    compiled by XLA:GPU, beside the check for XLA:GPU of the fixed module."""
+    from tools.differential import run
+
+    recorded = layout.recorded_entries(layout.SUITE)
+    modules: dict[str, Any] = {}
+    with tempfile.TemporaryDirectory(prefix="hostoffload-gpu-") as staging:
+        settings = settings_for(target, Path(staging), timeout, memory_gb)
+        settings.offload_opt = offload_opt
+        generated = compiler_versions(settings)
+        settings.xla_release = run.modelled_release(generated)
+        try:
+            for name, entry in recorded.items():
+                text = layout.module_path(layout.SUITE, name, entry).read_text()
+                if not run.check(settings, text)["e1200_outputs"]:
+                    continue
+                for strategy in run.FIX_STRATEGIES:
+                    key = f"{name}__gpu_fix_{strategy}"
+                    record: dict[str, Any] = {"base": name, "strategy": strategy}
+                    record["base_sha256"] = hashlib.sha256(text.encode()).hexdigest()
+                    fixed, log = run.fixed(settings, text, strategy)
+                    if fixed is None:
+                        modules[key] = {**record, "fix_failed": log}
+                        continue
+                    record["fixed_sha256"] = hashlib.sha256(fixed.encode()).hexdigest()
+                    compiled = run.xla_compile(settings, key, fixed, run.Target.of(entry, settings))
+                    record["xla"] = run.xla_record(compiled)
+                    record["checker"] = run.check(settings, fixed)
+                    modules[key] = record
+                    print(
+                        f"{key}: xla {record['xla']['status']}, ours "
+                        f"{record['checker']['e1200_outputs']} {record['checker']['errors']}",
+                        flush=True,
+                    )
+        finally:
+            run.SERVER.stop()
+    generated["xla_release_modelled"] = settings.xla_release
+    return {"generated": generated, "modules": modules}
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
-    parser.add_argument("suite", choices=["sibling", "hlo"])
+    parser.add_argument("suite", choices=["sibling", "hlo", "fixes"])
     parser.add_argument("--gpu-target", required=True, choices=sorted(TARGETS))
     parser.add_argument("--out", type=Path, help="default: test/differential/gpu/SUITE-TARGET.json")
     parser.add_argument("--timeout", type=float, default=300.0, help="seconds per compile")
     parser.add_argument("--memory-gb", type=float, default=8.0, help="address space per worker")
+    parser.add_argument("--offload-opt", help="fixes: the checker (default: next to python)")
     args = parser.parse_args()
     if args.suite == "sibling":
         document = record_sibling(args.gpu_target)
+    elif args.suite == "fixes":
+        from tools.differential import run
+
+        offload_opt = run.find_offload_opt(args.offload_opt)
+        document = record_fixes(args.gpu_target, offload_opt, args.timeout, args.memory_gb)
     else:
         document = record_hlo(args.gpu_target, args.timeout, args.memory_gb)
     document["generated"]["date"] = datetime.date.today().isoformat()

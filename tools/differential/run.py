@@ -65,6 +65,8 @@ XLA_TRACE_STEP = re.compile(r"host_offloader\.cc:\d+\]\s+(\{Instr: .*\})\s*$")
 XLA_HOST_COMPUTE = re.compile(r'Found an instruction \("([^"]+)"\) which does device compute')
 XLA_FATAL = re.compile(r"^F\d{4} [\d:. ]+\S+\] (.*)$")
 WARNING_CODE = re.compile(r"warning: (HOW\d{3})")
+# Our errors other than E1200 (XLA's other failures the check predicts).
+ERROR_CODE = re.compile(r"error: (HOE\d{3})")
 FIX_STRATEGIES = ("host", "device")
 
 
@@ -369,6 +371,7 @@ def check(settings: Settings, text: str) -> dict[str, Any]:
     return {
         "e1200_outputs": sorted({int(i) for i in E1200_OUTPUT.findall(result.stderr)}),
         "warnings": sorted(set(WARNING_CODE.findall(result.stderr))),
+        "errors": sorted(set(ERROR_CODE.findall(result.stderr))),
         "exit_code": result.returncode,
         # Exit 2: offload-opt could not read the module (it gave no verdict); any other
         # status but 0 and 1 is a crash.
