@@ -222,14 +222,35 @@ FIXES = {target: record("fixes", target) for target in TARGETS}
 # What XLA:GPU fails a fix with where the check says so (HOE105, HOE106), by the code.
 PREDICTED_FAILURES = ("HOE105", "HOE106")
 # Fixes for XLA:GPU that XLA:GPU fails, where the check does not say so, with the reason.
-UNPREDICTED_FIX_FAILURES: dict[str, str] = {}
+DONATED = (
+    "XLA:GPU's `Copy-start ... doesn't have correct host memory space color S(5)`: the device "
+    "fix of a donated pinned_host argument computed on; not modelled"
+)
+REMAT = (
+    "the weights left in pinned_host make the scanned layer host compute, and XLA:GPU's check "
+    "of shapes refuses the loop's tuple (XLA:TPU fails both fixes too); not modelled"
+)
+SCATTER = UNPREDICTED_FAILURES["slice_written_into_device_arg__fix_device"]
+UNPREDICTED_FIX_FAILURES: dict[str, str] = {
+    "m2_donated_host_arg_compute__out0_device__gpu_fix_device": DONATED,
+    "m2_donated_host_arg_compute__out0_unpinned_host__gpu_fix_device": DONATED,
+    "m8_donated_host_arg_compute__out0_device__gpu_fix_device": DONATED,
+    "m8_donated_host_arg_compute__out0_unpinned_host__gpu_fix_device": DONATED,
+    "remat_offload_scan_grad_weights_on_host__gpu_fix_device": REMAT,
+    "remat_offload_scan_grad_weights_on_host__gpu_fix_host": REMAT,
+    "slice_written_into_device_arg__gpu_fix_device": SCATTER,
+    "slice_written_into_device_arg__gpu_fix_host": SCATTER,
+}
 
 
 def gpu_fixes() -> list[Any]:
-    """``(target, fix)`` of every fix the check for XLA:GPU made and XLA:GPU compiled."""
+    """``(target, fix)`` of every fix the check for XLA:GPU made that XLA:GPU gave a verdict on
+    (``host_arg_sort``'s abort it, as libtpu 0.0.42.1)."""
     params = []
     for target in TARGETS:
-        for name in sorted(FIXES[target]["modules"]):
+        for name, entry in sorted(FIXES[target]["modules"].items()):
+            if entry.get("xla", {}).get("status") == "crash":
+                continue
             reason = UNPREDICTED_FIX_FAILURES.get(name)
             marks = [pytest.mark.xfail(strict=True, reason=reason)] if reason else []
             params.append(pytest.param(target, name, marks=marks, id=f"{target}:{name}"))
