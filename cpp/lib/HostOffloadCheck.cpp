@@ -96,6 +96,13 @@ struct HostOffloadCheckPass
       signalPassFailure();
       return;
     }
+    std::optional<Platform> compiledFor = parsePlatform(platform);
+    if (!compiledFor) {
+      emitUnknownPlatform(getOperation().getLoc(), "host-offload-check",
+                          platform);
+      signalPassFailure();
+      return;
+    }
     // The pass only reads the IR, so every analysis stays valid; this also
     // spares the pass manager a re-verification of the whole module.
     markAllAnalysesPreserved();
@@ -107,7 +114,8 @@ struct HostOffloadCheckPass
     // Each E1200 is emitted as soon as it is made, and the next is made in
     // its memory: a model has thousands.
     FindingEmitter emitter;
-    HostOffloadOptions options{entry, strict, allowH2hCopy, *release, trace};
+    HostOffloadOptions options{entry,    strict, allowH2hCopy,
+                               *release, trace,  *compiledFor};
     mlir::FailureOr<HostOffloadReport> report = analyzeHostOffload(
         getOperation(), options,
         [&](const Finding &mismatch) { emitter.emit(mismatch); }, collected);

@@ -298,8 +298,15 @@ struct HostOffloadFixPass : impl::HostOffloadFixPassBase<HostOffloadFixPass> {
       signalPassFailure();
       return;
     }
+    std::optional<Platform> compiledFor = parsePlatform(platform);
+    if (!compiledFor) {
+      emitUnknownPlatform(module.getLoc(), "host-offload-fix", platform);
+      signalPassFailure();
+      return;
+    }
     analysisOptions = HostOffloadOptions{entry};
     analysisOptions.xlaRelease = *release;
+    analysisOptions.platform = *compiledFor;
     // The verifier pass that ran before this one found the ops the analysis
     // looks up on its way through the module, which is as it was then.
     verifiedOps = nullptr;

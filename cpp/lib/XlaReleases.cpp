@@ -92,4 +92,22 @@ void emitUnknownXlaRelease(mlir::Location loc, llvm::StringRef pass,
                        << "'; use " << describeXlaReleaseNames();
 }
 
+std::optional<Platform> parsePlatform(llvm::StringRef name) {
+  if (name.empty() || name == "tpu")
+    return Platform::Tpu;
+  if (name == "cuda")
+    return Platform::Gpu;
+  return std::nullopt;
+}
+
+llvm::StringRef getCompilerName(Platform platform) {
+  return platform == Platform::Gpu ? "XLA:GPU" : "XLA:TPU";
+}
+
+void emitUnknownPlatform(mlir::Location loc, llvm::StringRef pass,
+                         llvm::StringRef text) {
+  mlir::emitError(loc) << pass << ": unknown platform '" << toValidUTF8(text)
+                       << "'; use tpu (XLA:TPU) or cuda (XLA:GPU)";
+}
+
 } // namespace hostoffload

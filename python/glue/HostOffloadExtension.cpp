@@ -452,30 +452,34 @@ NB_MODULE(_hostoffload, m) {
       "analyze",
       [](MlirOperation module, const std::string &entry, bool strict,
          bool verified, bool allowH2hCopy, const std::string &xlaRelease,
-         bool trace) {
+         bool trace, const std::string &platform) {
         std::string json;
         MlirLogicalResult result = hostoffloadAnalyzeToJson(
             module, mlirStringRefCreate(entry.data(), entry.size()), strict,
             verified, allowH2hCopy,
-            mlirStringRefCreate(xlaRelease.data(), xlaRelease.size()), trace,
+            mlirStringRefCreate(xlaRelease.data(), xlaRelease.size()),
+            mlirStringRefCreate(platform.data(), platform.size()), trace,
             appendToString, &json);
         return std::make_pair(mlirLogicalResultIsSuccess(result), json);
       },
       nb::arg("module"), nb::arg("entry") = "", nb::arg("strict") = false,
       nb::arg("verified") = false, nb::arg("allow_h2h_copy") = false,
       nb::arg("xla_release") = "", nb::arg("trace") = false,
+      nb::arg("platform") = "",
       "Analyses a builtin.module; returns (succeeded, report as JSON text). "
       "Never changes the module. `verified`: the module passed the verifier "
       "and has not changed since (as one `parse` returned); else it is "
-      "verified first. `strict`, `allow_h2h_copy` and `xla_release` (\"\": "
-      "the newest) are the options of host-offload-check; with `trace`, the "
+      "verified first. `strict`, `allow_h2h_copy`, `xla_release` (\"\": "
+      "the newest) and `platform` (\"\": tpu) are the options of "
+      "host-offload-check; with `trace`, the "
       "report has the trace of every start.");
   m.def(
       "analyze_data",
       [](MlirOperation module, const std::string &entry, bool strict,
          bool verified, bool allowH2hCopy, bool report,
          std::optional<nb::dict> classes, std::optional<nb::callable> locations,
-         const std::string &xlaRelease, bool trace) {
+         const std::string &xlaRelease, bool trace,
+         const std::string &platform) {
         if (classes.has_value() != locations.has_value())
           throw nb::value_error(
               "classes and locations are given together or not at all");
@@ -484,7 +488,8 @@ NB_MODULE(_hostoffload, m) {
         MlirLogicalResult result = hostoffloadAnalyzeToValues(
             module, mlirStringRefCreate(entry.data(), entry.size()), strict,
             verified, allowH2hCopy,
-            mlirStringRefCreate(xlaRelease.data(), xlaRelease.size()), trace,
+            mlirStringRefCreate(xlaRelease.data(), xlaRelease.size()),
+            mlirStringRefCreate(platform.data(), platform.size()), trace,
             report ? &PythonValueBuilder::sink : nullptr, &builder);
         return nb::make_tuple(mlirLogicalResultIsSuccess(result),
                               report ? builder.take() : nb::none());
@@ -493,7 +498,7 @@ NB_MODULE(_hostoffload, m) {
       nb::arg("verified") = false, nb::arg("allow_h2h_copy") = false,
       nb::arg("report") = true, nb::arg("classes") = nb::none(),
       nb::arg("locations") = nb::none(), nb::arg("xla_release") = "",
-      nb::arg("trace") = false,
+      nb::arg("trace") = false, nb::arg("platform") = "",
       "As `analyze`, but returns (succeeded, report) with the report as the "
       "dict json.loads makes of the JSON text `analyze` returns, built "
       "without that text; with `report` false, only analyses and gives None "

@@ -31,6 +31,7 @@ def check(
     allow_h2h_copy: bool = False,
     xla_release: str | None = None,
     trace: bool = False,
+    platform: Platform = "tpu",
 ) -> Report:
     """Checks the host offloading of a module the way XLA's HostOffloader will.
 
@@ -63,6 +64,9 @@ def check(
     here, else it is the newest (:mod:`hostoffload.releases`; ``ValueError`` for one it does
     not know). :attr:`Report.xla_release` names it and :attr:`Report.xla_release_reason` says
     why.
+    ``platform`` is the platform the program is compiled for, whose XLA the check models where
+    XLA:TPU and XLA:GPU differ: ``"tpu"`` (XLA:TPU) or ``"cuda"`` (XLA:GPU); the report names it
+    (:attr:`Report.compiled_for`).
 
     A finding on a line of Python source that carries ``# hostoffload: ignore[CODE]`` (or
     ``# hostoffload: ignore``, every code) is left out (:meth:`Report.without_suppressed`).
@@ -80,6 +84,7 @@ def check(
         allow_h2h_copy=allow_h2h_copy,
         xla_release=xla_release,
         trace=trace,
+        platform=platform,
     )
 
 
@@ -88,13 +93,14 @@ def trace(
     *,
     entry: str | None = None,
     xla_release: str | None = None,
+    platform: Platform = "tpu",
 ) -> Trace:
     """Where every tensor in host memory goes in ``source`` (read as by :func:`check`): for
     each start (a ``pinned_host`` argument, a move to host), its tensor, the ops its host
     memory passes through, and its fates: moved back to device, computed on the host, returned
     in host memory, returned as an output not in host memory (E1200), or unused. Raises
     :class:`InputError` like :func:`check`."""
-    return trace_named(source, None, entry=entry, xla_release=xla_release)
+    return trace_named(source, None, entry=entry, xla_release=xla_release, platform=platform)
 
 
 def trace_named(
@@ -103,9 +109,14 @@ def trace_named(
     *,
     entry: str | None = None,
     xla_release: str | ReleaseRequest | None = None,
+    platform: Platform = "tpu",
 ) -> Trace:
     """:func:`trace`, naming text ``source`` ``name`` in the trace and in errors."""
-    return _traced(check_named(source, name, entry=entry, xla_release=xla_release, trace=True))
+    return _traced(
+        check_named(
+            source, name, entry=entry, xla_release=xla_release, trace=True, platform=platform
+        )
+    )
 
 
 def trace_jax(
@@ -136,14 +147,16 @@ def check_named(
     allow_h2h_copy: bool = False,
     xla_release: str | ReleaseRequest | None = None,
     trace: bool = False,
+    platform: Platform = "tpu",
 ) -> Report:
     """:func:`check`, naming text ``source`` ``name`` in the report and in errors; a route
     that reads more than the argument gives ``xla_release`` as a :class:`ReleaseRequest`."""
     _require_entry(entry, name)
-    release = _chosen(xla_release)
+    compiled_for = platform_named(platform)
+    release = _chosen(xla_release, compiled_for)
     with _source.resolve(source, name, copy=False) as module:
         # Just parsed and verified: a second verifier pass would find nothing new.
-        report = _analyze(module, entry, strict, allow_h2h_copy, release, trace)
+        report = _analyze(module, entry, strict, allow_h2h_copy, release, trace, compiled_for)
     return report.without_suppressed()
 
 
@@ -187,6 +200,7 @@ def check_jax(
         jitted.trace(*args).lower(lowering_platforms=(platform,)),
         xla_release=xla_release,
         trace=trace,
+        platform=platform,
     )
     if report.trace is not None:
         report = dataclasses.replace(
@@ -201,6 +215,7 @@ def fix(
     *,
     entry: str | None = None,
     xla_release: str | None = None,
+    platform: Platform = "tpu",
 ) -> str:
     """Applies one fix to every E1200 of ``source`` and returns the module in the generic form.
 
@@ -208,10 +223,12 @@ def fix(
     memory); ``"device"`` moves each offending value back to device memory before the return.
     ``source`` is read as by :func:`check`; a module object given is copied, never changed.
     ``xla_release`` is that of :func:`check`: the host strategy also declares ``pinned_host``
-    the arguments that release rejects with HOE102.
+    the arguments that release rejects with HOE102. ``platform`` is that of :func:`check`.
     Runs the ``host-offload-fix`` pass; raises :class:`InputError` like :func:`check`.
     """
-    return fix_named(source, None, strategy, entry=entry, xla_release=xla_release)
+    return fix_named(
+        source, None, strategy, entry=entry, xla_release=xla_release, platform=platform
+    )
 
 
 def fix_named(
@@ -221,14 +238,17 @@ def fix_named(
     *,
     entry: str | None = None,
     xla_release: str | ReleaseRequest | None = None,
+    platform: Platform = "tpu",
 ) -> str:
     """:func:`fix`, naming text ``source`` ``name`` in errors."""
     if strategy not in ("host", "device"):
         raise ValueError(f"strategy must be 'host' or 'device', not {strategy!r}")
     _require_entry(entry, name)
-    options = f"strategy={strategy} xla-release={_chosen(xla_release).name}" + (
+    compiled_for = platform_named(platform)
+    options = f"strategy={strategy} xla-release={_chosen(xla_release, compiled_for).name}" + (
         f' entry="{entry}"' if entry else ""
     )
+    options += f" platform={compiled_for}"
     with _source.resolve(source, name, copy=True) as module:
         try:
             pipeline = passmanager.PassManager.parse(
@@ -251,12 +271,13 @@ def fix_named(
         return _generic.generic_form(module.operation)
 
 
-def _chosen(xla_release: str | ReleaseRequest | None) -> ChosenXlaRelease:
-    """The release to model for the ``xla_release`` a function was given."""
+def _chosen(xla_release: str | ReleaseRequest | None, platform: Platform) -> ChosenXlaRelease:
+    """The release to model for the ``xla_release`` a function was given, for a program
+    compiled for ``platform``."""
     request = (
         xla_release if isinstance(xla_release, ReleaseRequest) else ReleaseRequest(xla_release)
     )
-    return request.chosen()
+    return request.chosen(platform)
 
 
 def _require_entry(entry: str | None, name: str | None) -> None:
@@ -278,6 +299,7 @@ def _analyze(
     allow_h2h_copy: bool,
     release: ChosenXlaRelease,
     trace: bool = False,
+    platform: Platform = "tpu",
 ) -> Report:
     with no_cyclic_gc():
         _, data = _hostoffload.analyze_data(
@@ -290,9 +312,10 @@ def _analyze(
             locations=locations_from_json,
             xla_release=release.name,
             trace=trace,
+            platform=platform,
         )
         report = Report.from_objects(data, module.name)
-    report = dataclasses.replace(report, xla_release_reason=release.reason)
+    report = dataclasses.replace(report, xla_release_reason=release.reason, compiled_for=platform)
     if trace:
         report = dataclasses.replace(
             report,

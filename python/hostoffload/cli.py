@@ -145,6 +145,7 @@ def _parser() -> argparse.ArgumentParser:
     _add_entry(check)
     _add_strict(check)
     _add_xla_release(check)
+    _add_compiled_for(check)
     check.add_argument(
         "--allow-h2h-copy",
         action="store_true",
@@ -178,6 +179,7 @@ def _parser() -> argparse.ArgumentParser:
     )
     _add_entry(fix)
     _add_xla_release(fix)
+    _add_compiled_for(fix)
     fix.add_argument("-o", "--output", metavar="OUT", help="write here instead of stdout")
 
     trace = commands.add_parser(
@@ -204,6 +206,7 @@ def _parser() -> argparse.ArgumentParser:
     )
     _add_entry(trace)
     _add_xla_release(trace)
+    _add_compiled_for(trace)
     trace.add_argument("-o", "--output", metavar="OUT", help="write here instead of stdout")
 
     run = commands.add_parser(
@@ -243,6 +246,16 @@ def _add_strict(parser: argparse.ArgumentParser) -> None:
         action=argparse.BooleanOptionalAction,
         help="device compute on host memory is error HOE101 (--no-strict: it is warning "
         "HOW101, whatever pyproject.toml says)",
+    )
+
+
+def _add_compiled_for(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--platform",
+        type=_platform,
+        default=None,
+        help="the platform the program is compiled for, whose XLA to model: tpu (XLA:TPU, "
+        "default, or the [tool.hostoffload] table's, or $HOSTOFFLOAD_PLATFORM) or cuda (XLA:GPU)",
     )
 
 
@@ -328,6 +341,7 @@ def _check(args: argparse.Namespace) -> int:
                 strict=args.strict if args.strict is not None else bool(config.strict),
                 allow_h2h_copy=args.allow_h2h_copy,
                 xla_release=_release_request(args.xla_release, config),
+                platform=args.platform or chosen_platform(config.platform),
             )
         except InputError as error:
             sys.stderr.write(f"{error}\n")
@@ -376,6 +390,7 @@ def _trace(args: argparse.Namespace) -> int:
                 *_read(file),
                 entry=args.entry or config.entry,
                 xla_release=_release_request(args.xla_release, config),
+                platform=args.platform or chosen_platform(config.platform),
             )
         except InputError as error:
             sys.stderr.write(f"{error}\n")
@@ -448,6 +463,7 @@ def _fix(args: argparse.Namespace) -> int:
             args.strategy,
             entry=args.entry or config.entry,
             xla_release=_release_request(args.xla_release, config),
+            platform=args.platform or chosen_platform(config.platform),
         )
     except InputError as error:
         sys.stderr.write(f"{error}\n")

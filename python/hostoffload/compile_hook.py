@@ -450,7 +450,12 @@ def _check(
     # Imported here: hostoffload.api loads MLIR, which importing this module must not.
     from hostoffload import api
 
-    report = api.check_named(module, None, strict=strict, xla_release=xla_release)
+    # The XLA of the platform JAX compiles for: XLA:GPU for a GPU (JAX's lowering platforms
+    # "cuda" and "rocm", a GPU backend's "gpu"), XLA:TPU otherwise.
+    compiled_for = "cuda" if platform in ("cuda", "rocm", "gpu") else "tpu"
+    report = api.check_named(
+        module, None, strict=strict, xla_release=xla_release, platform=compiled_for
+    )
     return dataclasses.replace(report, source=name, platform=platform)
 
 

@@ -71,15 +71,16 @@ def xla_releases() -> dict[str, XlaRelease]:
     }
 
 
-def modelled_on(xla_release: str | None, reason: str | None) -> str:
+def modelled_on(xla_release: str | None, reason: str | None, platform: str = "tpu") -> str:
     """`` (modelled on XLA 2026-06: libtpu 0.0.42.1, installed here)``, for a summary line:
-    the release and why, or the libtpu releases that carry it where the reason is unknown;
-    nothing where the release is."""
+    the compiler (``XLA:GPU, `` for ``cuda``), the release and why, or what carries it where
+    the reason is unknown; nothing where the release is."""
     if xla_release is None:
         return ""
     if reason is None:
-        return f" (modelled on {xla_releases()[xla_release].describe()})"
-    return f" (modelled on {ChosenXlaRelease(xla_release, reason).describe()})"
+        return f" (modelled on {describe_compiler(platform, xla_release)})"
+    compiler = "XLA:GPU, " if platform == "cuda" else ""
+    return f" (modelled on {compiler}{ChosenXlaRelease(xla_release, reason).describe()})"
 
 
 def newest_xla_release() -> str:
@@ -165,11 +166,12 @@ class ReleaseRequest:
     configured: str | None = None
     configured_in: Path | None = None
 
-    def chosen(self) -> ChosenXlaRelease:
-        """The release to model now: the one given, else ``$HOSTOFFLOAD_XLA_RELEASE``'s, else
-        the one configured, else that of the libtpu where the program runs
-        (:func:`running_xla_release`). ``ValueError`` for a name there is not, the
-        environment variable's naming it."""
+    def chosen(self, platform: str = "tpu") -> ChosenXlaRelease:
+        """The release to model now for a program compiled for ``platform``: the one given,
+        else ``$HOSTOFFLOAD_XLA_RELEASE``'s, else the one configured, else that of the libtpu
+        where the program runs (:func:`running_xla_release`), or for ``cuda`` that of the
+        jaxlib installed here. ``ValueError`` for a name there is not, the environment
+        variable's naming it."""
         if self.given is not None:
             return ChosenXlaRelease(xla_release_named(self.given), self.given_as.format(self.given))
         from_environment = environment_xla_release()
@@ -179,6 +181,8 @@ class ReleaseRequest:
             where = f" in {self.configured_in}" if self.configured_in is not None else ""
             reason = f"xla_release = {self.configured!r}{where}"
             return ChosenXlaRelease(xla_release_named(self.configured), reason)
+        if platform == "cuda":
+            return jaxlib_xla_release()
         return running_xla_release()
 
 
@@ -195,9 +199,9 @@ def environment_xla_release() -> ChosenXlaRelease | None:
     return ChosenXlaRelease(name, f"{ENVIRONMENT_VARIABLE}={value}")
 
 
-def chosen_xla_release(given: str | None = None) -> ChosenXlaRelease:
+def chosen_xla_release(given: str | None = None, platform: str = "tpu") -> ChosenXlaRelease:
     """The release :func:`hostoffload.check` models when given ``xla_release=given``."""
-    return ReleaseRequest(given).chosen()
+    return ReleaseRequest(given).chosen(platform)
 
 
 def running_xla_release() -> ChosenXlaRelease:
@@ -263,3 +267,37 @@ def _unknown_libtpu(libtpu: str) -> ChosenXlaRelease:
             stacklevel=caller_stacklevel(),
         )
     return ChosenXlaRelease(newest, f"the newest, for {libtpu}, which is not one known")
+
+
+#: The XLA release each jaxlib release's XLA:GPU carries (jax-cuda12-plugin of the same version):
+#: 0.10.2's parses the GPU target specs XLA had on 2026-07-02 and none of that day's new fields,
+#: so its sources are older than commit 29c0ee7460 (docs/differential.md, XLA:GPU).
+JAXLIB_XLA_RELEASES = {"0.10.2": "2026-06"}
+
+
+def describe_compiler(platform: str, release: str) -> str:
+    """The compiler whose behaviour a check of a program compiled for ``platform`` models under
+    XLA ``release``, for reports: ``XLA 2026-09: libtpu 0.0.49 to 0.0.52`` (XLA:TPU), or
+    ``XLA:GPU, XLA 2026-06: jaxlib 0.10.2``."""
+    if platform != "cuda":
+        return xla_releases()[release].describe()
+    jaxlibs = [jaxlib for jaxlib, carried in JAXLIB_XLA_RELEASES.items() if carried == release]
+    carried_by = f": jaxlib {', '.join(jaxlibs)}" if jaxlibs else ""
+    return f"XLA:GPU, XLA {release}{carried_by}"
+
+
+def jaxlib_xla_release() -> ChosenXlaRelease:
+    """The release of XLA:GPU where the program runs: that of the jaxlib installed here (its
+    GPU plugin is of the same version), known by its version, else the newest."""
+    import importlib.metadata
+
+    try:
+        version = importlib.metadata.version("jaxlib")
+    except importlib.metadata.PackageNotFoundError:
+        return ChosenXlaRelease(newest_xla_release(), "the newest; no jaxlib installed here")
+    carried = JAXLIB_XLA_RELEASES.get(version)
+    if carried is None:
+        return ChosenXlaRelease(
+            newest_xla_release(), f"the newest, for jaxlib {version}, which is not one known"
+        )
+    return ChosenXlaRelease(carried, f"jaxlib {version}, installed here")

@@ -192,6 +192,9 @@ class Report:
     #: Where every start's host memory goes, when the check was asked for it
     #: (``check(..., trace=True)``); else ``None``. :meth:`to_json` leaves it out.
     trace: Trace | None = None
+    #: The platform the program is compiled for, whose XLA the findings model: ``"tpu"``
+    #: (XLA:TPU) or ``"cuda"`` (XLA:GPU).
+    compiled_for: str = "tpu"
 
     @property
     def errors(self) -> tuple[Finding, ...]:
@@ -292,8 +295,9 @@ class Report:
         return WITHOUT_DEBUG_INFO_HINT if _without_debug_info(self.findings) else None
 
     def _modelled(self) -> str:
-        """Which XLA the findings model and why, for the summary line; nothing where unknown."""
-        return modelled_on(self.xla_release, self.xla_release_reason)
+        """Which compiler and XLA the findings model and why, for the summary line; nothing
+        where unknown."""
+        return modelled_on(self.xla_release, self.xla_release_reason, self.compiled_for)
 
     def ignoring(self, codes: Iterable[str]) -> Report:
         """This report without the findings whose code is in ``codes`` (a former code such as
@@ -369,6 +373,7 @@ class Report:
             outputs=_outputs_from_json(data.get("outputs")),
             xla_release=data.get("xla_release"),
             xla_release_reason=data.get("xla_release_reason"),
+            compiled_for=data.get("compiled_for", "tpu"),
         )
 
     @classmethod
@@ -406,6 +411,8 @@ class Report:
         data = header_json(
             self.source, self.platform, self.xla_release, self.xla_release_reason, self.entry
         )
+        if self.compiled_for != "tpu":
+            data["compiled_for"] = self.compiled_for
         data["findings"] = [finding.to_json(start_indices, location) for finding in self.findings]
         data["starts"] = [start.to_json(location) for start in self.starts]
         if self.outputs is not None:

@@ -10,6 +10,10 @@ is written as JSON to ``--result``.
     python -m tools.differential.worker jit --program NAME [--only REGEX] --result FILE
     python -m tools.differential.worker serve --result FILE   (compile requests on stdin)
     python -m tools.differential.worker versions --result FILE
+
+With ``--gpu-target h100`` (``gpu.py``'s targets) each job compiles for XLA:GPU instead, on
+the devices of a compile-only GPU topology (``--topology 1x1x8``); ``lower`` and ``jit`` lower
+for TPU only (a GPU compile-only device drops every memory kind).
 """
 
 from __future__ import annotations
@@ -46,6 +50,15 @@ def tpu_device(topology: str) -> Any:
     return tpu_devices(topology)[0]
 
 
+def compile_devices(args: argparse.Namespace) -> list[Any]:
+    """The devices a job compiles for: TPU, or XLA:GPU's for ``--gpu-target``."""
+    if args.gpu_target:
+        from tools.differential import gpu
+
+        return gpu.devices(args.gpu_target, args.topology)
+    return tpu_devices(args.topology)
+
+
 def verdict(error: BaseException | None) -> dict[str, Any]:
     """XLA's verdict from the exception a compile raised (None: it compiled)."""
     if error is None:
@@ -60,6 +73,10 @@ def versions(device: Any, topology: str) -> dict[str, str]:
 
     import jax
 
+    if device.platform != "tpu":
+        from tools.differential import gpu
+
+        return gpu.versions(device, topology)
     return {
         "jax": jax.__version__,
         "jaxlib": metadata.version("jaxlib"),
@@ -210,7 +227,7 @@ def do_lower(args: argparse.Namespace) -> dict[str, Any]:
 
 def do_compile(args: argparse.Namespace) -> dict[str, Any]:
     """Compile a generic-form module text for the TPU device, as ``jax.jit`` would."""
-    return compile_module(tpu_devices(args.topology)[: args.devices], Path(args.module))
+    return compile_module(compile_devices(args)[: args.devices], Path(args.module))
 
 
 def do_serve(args: argparse.Namespace) -> dict[str, Any]:
@@ -220,7 +237,7 @@ def do_serve(args: argparse.Namespace) -> dict[str, Any]:
     import os
     import sys
 
-    all_devices = tpu_devices(args.topology)
+    all_devices = compile_devices(args)
     # Answers on a copy of stdout; anything else printed to stdout goes to the log.
     answers = os.fdopen(os.dup(sys.stdout.fileno()), "w")
     os.dup2(2, 1)
@@ -272,8 +289,8 @@ def compile_module(devices: list[Any], module_path: Path) -> dict[str, Any]:
 
 
 def do_versions(args: argparse.Namespace) -> dict[str, Any]:
-    """jax's, jaxlib's and libtpu's versions and libtpu's build line."""
-    return {"versions": versions(tpu_device(args.topology), args.topology)}
+    """jax's, jaxlib's and libtpu's versions and libtpu's build line (or the GPU's)."""
+    return {"versions": versions(compile_devices(args)[0], args.topology)}
 
 
 def do_jit(args: argparse.Namespace) -> dict[str, Any]:
@@ -301,7 +318,10 @@ def main() -> None:
     parser.add_argument("--only")
     parser.add_argument("--module")
     parser.add_argument("--program")
+    parser.add_argument("--gpu-target", help="compile for this XLA:GPU target (gpu.py)")
     args = parser.parse_args()
+    if args.gpu_target and args.job in ("lower", "jit"):
+        parser.error(f"{args.job} lowers for TPU: no --gpu-target")
     limit_memory(args.memory_gb)
     jobs = {
         "lower": do_lower,

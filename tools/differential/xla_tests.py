@@ -20,7 +20,8 @@ repository root::
         /tmp/host_offloader_test.cc --out /tmp/xla-tests.json --xla-commit COMMIT
 
 ``--reuse-xla`` takes XLA's verdicts from an earlier output of the same libtpu build (the same
-modules): only our check runs again. See docs/differential.md.
+modules): only our check runs again. ``--gpu-target h100`` compiles with XLA:GPU instead
+(``gpu.py``, in a venv with ``.[oracle-gpu]``). See docs/differential.md.
 """
 
 from __future__ import annotations
@@ -35,6 +36,8 @@ import tempfile
 import time
 from pathlib import Path
 from typing import Any
+
+from tools.differential import gpu
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 TOPOLOGY = "v5e:2x2"
@@ -86,13 +89,13 @@ def module_names(tests: dict[str, list[str]]) -> dict[str, str]:
 # --- our check ----------------------------------------------------------------------------------
 
 
-def our_verdict(text: str, xla_release: str | None) -> dict[str, Any]:
-    """What ``hostoffload.check`` says of the HLO ``text``: its E1200 outputs and other error
-    codes, or that it cannot read it, and why."""
+def our_verdict(text: str, xla_release: str | None, platform: str = "tpu") -> dict[str, Any]:
+    """What ``hostoffload.check`` says of the HLO ``text`` compiled for ``platform``: its E1200
+    outputs and other error codes, or that it cannot read it, and why."""
     import hostoffload
 
     try:
-        report = hostoffload.check(text, xla_release=xla_release)
+        report = hostoffload.check(text, xla_release=xla_release, platform=platform)
     except hostoffload.InputError as error:
         return {"read": False, "reason": str(error).splitlines()[0][:600]}
     e1200 = sorted({f.output_index for f in report.errors if f.code == "E1200"})
@@ -264,6 +267,9 @@ def main() -> None:
     parser.add_argument("--xla-release", help="the XLA release our check models")
     parser.add_argument("--timeout", type=float, default=300.0, help="seconds per compile")
     parser.add_argument("--memory-gb", type=float, default=8.0, help="address space per compile")
+    parser.add_argument(
+        "--gpu-target", choices=sorted(gpu.TARGETS), help="compile with XLA:GPU (gpu.py)"
+    )
     args = parser.parse_args()
     if not args.test_file.is_file():
         parser.error(f"no such file: {args.test_file}")
@@ -282,14 +288,16 @@ def main() -> None:
             offload_opt="",
             timeout=args.timeout,
             memory_gb=args.memory_gb,
-            topology=TOPOLOGY,
+            topology=gpu.TOPOLOGY if args.gpu_target else TOPOLOGY,
             lock_wait=600.0,
             staging=Path(staging),
             log=True,
+            serve=bool(args.gpu_target),
+            gpu_target=args.gpu_target or "",
         )
         versions = run.worker(settings, "versions", "versions").get("versions")
         if versions is None:
-            raise SystemExit("the worker could not start libtpu")
+            raise SystemExit("the worker could not start its compiler")
         release = (
             xla_release_named(args.xla_release)
             if args.xla_release
@@ -301,7 +309,7 @@ def main() -> None:
         for name, text in modules.items():
             sha256 = hashlib.sha256(text.encode()).hexdigest()
             xla = earlier.get(sha256) or xla_verdict(settings, name, text)
-            ours = our_verdict(text, release)
+            ours = our_verdict(text, release, settings.platform)
             results[name] = {"module_sha256": sha256, "xla": xla, "ours": ours}
             results[name]["agrees"] = agrees(xla, ours)
             mark = {True: "agree", False: "DISAGREE", None: "no XLA verdict"}[
@@ -309,6 +317,7 @@ def main() -> None:
             ]
             shown = ours.get("e1200_outputs", f"cannot read: {ours.get('reason')}")
             print(f"{name}: xla {xla['status']} {xla['e1200_outputs']}, ours {shown} -> {mark}")
+        run.SERVER.stop()
     document = {
         "generated": {
             **versions,

@@ -120,7 +120,8 @@ static void analyse(MlirModule module) {
   MlirLogicalResult result = hostoffloadAnalyzeToJson(
       mlirModuleGetOperation(module), mlirStringRefCreate(NULL, 0),
       /*strict=*/false, /*verified=*/false, /*allowH2hCopy=*/false,
-      mlirStringRefCreate(NULL, 0), /*trace=*/true, append, &report);
+      mlirStringRefCreate(NULL, 0), mlirStringRefCreate(NULL, 0),
+      /*trace=*/true, append, &report);
   if (mlirLogicalResultIsFailure(result) || !report.data) {
     fprintf(stderr, "%s\n", report.data ? report.data : "");
     fail("the analysis failed");

@@ -27,15 +27,15 @@ MLIR_CAPI_EXPORTED void hostoffloadRegisterPasses(void);
 /// verified first. When it fails the verifier or the entry function cannot be
 /// determined, the object has an "errors" list with the located errors and the
 /// result is failure; diagnostics are then not sent to the context's handlers.
-/// `strict`, `allowH2hCopy` and `xlaRelease` are the options of the pass
-/// (an empty `xlaRelease` is the newest); a release it does not know is an
-/// error of the "errors" list. With `trace`, the object has a "trace" list:
-/// for each start, its tensor, the ops its host memory passes through and
-/// its fates.
+/// `strict`, `allowH2hCopy`, `xlaRelease` and `platform` are the options of
+/// the pass (an empty `xlaRelease` is the newest, an empty `platform` TPU);
+/// a release or platform it does not know is an error of the "errors" list.
+/// With `trace`, the object has a "trace" list: for each start, its tensor, the
+/// ops its host memory passes through and its fates.
 MLIR_CAPI_EXPORTED MlirLogicalResult hostoffloadAnalyzeToJson(
     MlirOperation module, MlirStringRef entry, bool strict, bool verified,
-    bool allowH2hCopy, MlirStringRef xlaRelease, bool trace,
-    MlirStringCallback callback, void *userData);
+    bool allowH2hCopy, MlirStringRef xlaRelease, MlirStringRef platform,
+    bool trace, MlirStringCallback callback, void *userData);
 
 /// Receives the values of a JSON document one by one, in the order of its
 /// text: an object or an array as its begin and end calls around its members,
@@ -60,8 +60,8 @@ typedef struct {
 /// time the analysis without its report).
 MLIR_CAPI_EXPORTED MlirLogicalResult hostoffloadAnalyzeToValues(
     MlirOperation module, MlirStringRef entry, bool strict, bool verified,
-    bool allowH2hCopy, MlirStringRef xlaRelease, bool trace,
-    const HostoffloadValueSink *sink, void *userData);
+    bool allowH2hCopy, MlirStringRef xlaRelease, MlirStringRef platform,
+    bool trace, const HostoffloadValueSink *sink, void *userData);
 
 /// Parses `text` (MLIR assembly or bytecode) into a new builtin.module of
 /// `context`, and verifies it unless `verify` is false (for text printed from

@@ -253,6 +253,8 @@ struct HostOffloadOptions {
   XlaRelease xlaRelease = getNewestXlaRelease();
   /// Fill HostOffloadReport::trace.
   bool trace = false;
+  /// The compiler modelled where XLA:TPU and XLA:GPU differ.
+  Platform platform = Platform::Tpu;
 };
 
 /// Analyses `module`. Fails, after emitting a located error, only when the

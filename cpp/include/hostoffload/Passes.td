@@ -35,6 +35,9 @@ def HostOffloadCheckPass : Pass<"host-offload-check", "::mlir::ModuleOp"> {
            "The XLA to model where releases differ: an XLA release "
            "such as 2026-06, or a libtpu release such as 0.0.42.1; "
            "default: the newest (docs/semantics.md)">,
+    Option<"platform", "platform", "std::string", /*default=*/"\"tpu\"",
+           "The platform the program is compiled for, whose XLA to model: "
+           "tpu (XLA:TPU) or cuda (XLA:GPU)">,
     Option<"trace", "trace", "bool", /*default=*/"false",
            "Also remark where every tensor in host memory goes: each start, "
            "its fates, and the totals per step">,
@@ -72,6 +75,9 @@ def HostOffloadFixPass : Pass<"host-offload-fix", "::mlir::ModuleOp"> {
            "The XLA to model where releases differ: an XLA release "
            "such as 2026-06, or a libtpu release such as 0.0.42.1; "
            "default: the newest (docs/semantics.md)">,
+    Option<"platform", "platform", "std::string", /*default=*/"\"tpu\"",
+           "The platform the program is compiled for, whose XLA to model: "
+           "tpu (XLA:TPU) or cuda (XLA:GPU)">,
   ];
 }
 

@@ -72,6 +72,23 @@ std::string describeXlaReleaseNames();
 void emitUnknownXlaRelease(mlir::Location loc, llvm::StringRef pass,
                            llvm::StringRef text);
 
+/// The compiler whose host offloading the check models, by the platform the
+/// program is compiled for: XLA:TPU, or XLA:GPU (docs/semantics.md says
+/// where they differ).
+enum class Platform : uint8_t { Tpu, Gpu };
+
+/// The platform `name` names as JAX does ("tpu", "cuda"); TPU for "". None
+/// for anything else.
+std::optional<Platform> parsePlatform(llvm::StringRef name);
+
+/// The compiler modelled for `platform`, for messages: "XLA:TPU", "XLA:GPU".
+llvm::StringRef getCompilerName(Platform platform);
+
+/// Emits the error of pass `pass` given `platform=<text>` that names no
+/// platform, at `loc`.
+void emitUnknownPlatform(mlir::Location loc, llvm::StringRef pass,
+                         llvm::StringRef text);
+
 } // namespace hostoffload
 
 #endif // HOSTOFFLOAD_XLARELEASES_H

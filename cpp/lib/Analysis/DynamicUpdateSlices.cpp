@@ -77,6 +77,7 @@ private:
   std::string xlaParameterName(unsigned index);
   void reportParameter(Operation *write, const UpTrace &trace);
   void reportHostCompute(Operation *write);
+  void reportGpuWriteIntoDevice(Operation *write);
 
   ModuleOp module;
   func::FuncOp entry;
@@ -363,6 +364,32 @@ void DynamicUpdateSliceRules::reportHostCompute(Operation *write) {
       Finding{code, info.severity, write->getLoc(), std::move(message)});
 }
 
+/// XLA:GPU runs HostOffloader's host compute of the write with its result in
+/// device memory, and its layout-sensitive verifier then refuses a
+/// dynamic-update-slice from host to device memory (measured:
+/// s_dus_host_row_into_device_arg, and the fixes of
+/// slice_dynamic_update_into_zeros; XLA:TPU compiles them).
+void DynamicUpdateSliceRules::reportGpuWriteIntoDevice(Operation *write) {
+  FindingCode code = FindingCode::GpuHostWriteIntoDevice;
+  const FindingCodeInfo &info = getFindingCodeInfo(code, options.strict);
+  std::string message =
+      (info.name +
+       ": INTERNAL: RET_CHECK failure (hlo_verifier.cc) "
+       "DynamicUpdateSlice instruction shouldn't change layout "
+       "memory space from host to device; '" +
+       write->getName().getStringRef() +
+       "' writes a tensor in host memory (its update) into a buffer in device "
+       "memory, which XLA:GPU runs as host compute and then refuses (XLA:TPU "
+       "compiles it)")
+          .str();
+  Finding finding{code, info.severity, write->getLoc(), std::move(message)};
+  finding.notes.push_back(
+      {write->getLoc(),
+       "fix: move the update to device memory first (jax.device_put(x, "
+       "jax.memory.Space.Device)), or write into a buffer in host memory"});
+  report.findings.push_back(std::move(finding));
+}
+
 void DynamicUpdateSliceRules::run() {
   for (Operation *write : walk.getDynamicUpdateSlices()) {
     bool annotated = annotationBehind(write->getOperand(0)) ||
@@ -373,6 +400,9 @@ void DynamicUpdateSliceRules::run() {
     if (isHostForXla(write->getOperand(1))) {
       if (options.strict)
         reportHostCompute(write);
+      if (options.platform == Platform::Gpu &&
+          !isHostForXla(write->getOperand(0)))
+        reportGpuWriteIntoDevice(write);
       continue;
     }
     if (!annotated && !isHostForXla(write->getOperand(0)))

@@ -89,8 +89,10 @@ void FindingBuilder::reportOutputs() {
                  user->getParentOp() == entry.getOperation();
         });
     Location loc = returnedValueLoc(node.value, terminator);
+    // XLA:GPU makes the copy XLA:TPU cannot (measured:
+    // unpinned_host_single_output compiles).
     if (isRootSpecialCase(terminator, output) &&
-        declared.kind == names::kUnpinnedHost) {
+        declared.kind == names::kUnpinnedHost && platform == Platform::Tpu) {
       reportRootCopyToUnpinnedHost(loc, declared, functionName);
       continue;
     }
@@ -407,9 +409,11 @@ void FindingBuilder::addFixes(Finding &finding, NoteWriter &notes,
                   jaxQuote, jaxName, jaxQuote});
     // libtpu aborts on that alone where the output is a loop carry that
     // starts in device memory (HOE109); the carry's initial value moves too.
-    hostFix.loopInit = findLoopInitInDeviceMemory(
-        walk, entry.getBody().front().getTerminator()->getOperand(
-                  *finding.outputIndex));
+    // XLA:GPU compiles such a carry declared in host memory (measured).
+    if (platform == Platform::Tpu)
+      hostFix.loopInit = findLoopInitInDeviceMemory(
+          walk, entry.getBody().front().getTerminator()->getOperand(
+                    *finding.outputIndex));
     if (hostFix.loopInit) {
       appendPieces(
           hostFix.moduleChange,

@@ -39,9 +39,9 @@ public:
                  llvm::function_ref<void(const Finding &)> takeMismatch)
       : entry(entry), strict(options.strict),
         allowH2hCopy(options.allowH2hCopy), xlaRelease(options.xlaRelease),
-        report(report), walk(walk), rules(rules), resultKinds(resultKinds),
-        warnings(warnings), takeMismatch(takeMismatch),
-        paths(walk, report.starts) {}
+        platform(options.platform), report(report), walk(walk), rules(rules),
+        resultKinds(resultKinds), warnings(warnings),
+        takeMismatch(takeMismatch), paths(walk, report.starts) {}
 
   /// Adds an E1200 error to the report (or gives it to `takeMismatch`) for
   /// each output in host memory that is not declared so, in output order, or
@@ -87,6 +87,7 @@ private:
   bool strict;
   bool allowH2hCopy;
   XlaRelease xlaRelease;
+  Platform platform;
   HostOffloadReport &report;
   const Walk &walk;
   const OpRules &rules;

@@ -16,6 +16,7 @@
 #include "Concatenate.h"
 #include "DynamicUpdateSlices.h"
 #include "Findings.h"
+#include "GpuBranches.h"
 #include "ModuleOps.h"
 #include "OpRules.h"
 #include "Starts.h"
@@ -114,7 +115,7 @@ analyzeHostOffload(ModuleOp module, const HostOffloadOptions &options,
   report.entry = *entry;
   report.xlaRelease = options.xlaRelease;
 
-  OpRules rules(module.getContext());
+  OpRules rules(module.getContext(), options.platform);
   std::optional<ModuleOps> ownOps;
   if (!collected)
     collected = &ownOps.emplace(ModuleOps::collect(module, rules));
@@ -141,8 +142,10 @@ analyzeHostOffload(ModuleOp module, const HostOffloadOptions &options,
     traceStarts(*entry, report, walk, rules, starts.getResultKinds());
   findings.reportHostCompute();
   reportDynamicUpdateSlices(module, *entry, options, walk, rules, report);
-  reportTpuLimits(walk, *entry, starts.getResultKinds(), options.xlaRelease,
-                  report.findings, warnings);
+  reportGpuMixedBranches(options, walk, rules, report);
+  if (options.platform == Platform::Tpu)
+    reportTpuLimits(walk, *entry, starts.getResultKinds(), options.xlaRelease,
+                    report.findings, warnings);
   std::move(cycles.begin(), cycles.end(), std::back_inserter(report.findings));
   warnings.moveTo(report.findings);
   return report;

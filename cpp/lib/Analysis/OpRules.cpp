@@ -236,12 +236,21 @@ UseRule broadcastInDimRule(const OpRules &, Operation *op, unsigned) {
   return rule(keepsElementCount(op) ? UseKind::Bitcast : UseKind::HostCompute);
 }
 
-UseRule scatterRule(const OpRules &, Operation *op, unsigned operand) {
-  bool intoConstant = op->getNumOperands() == 3 && operand == 2 &&
+UseRule scatterRule(const OpRules &rules, Operation *op, unsigned operand) {
+  bool intoConstant = rules.getPlatform() == Platform::Tpu &&
+                      op->getNumOperands() == 3 && operand == 2 &&
                       isConstant(op->getOperand(0)) &&
                       isConstant(op->getOperand(1));
   return rule(intoConstant ? UseKind::ScatterIntoConstant
                            : UseKind::HostCompute);
+}
+
+/// XLA:TPU's layouts make a transpose of a slice a bitcast or a copy; XLA:GPU
+/// fuses it before HostOffloader runs, and computes on the slice (measured:
+/// slice_transpose).
+UseRule transposeRule(const OpRules &rules, Operation *, unsigned) {
+  return rule(rules.getPlatform() == Platform::Tpu ? UseKind::MovesSlicedData
+                                                   : UseKind::HostCompute);
 }
 
 UseRule convertRule(const OpRules &, Operation *op, unsigned) {
@@ -287,7 +296,7 @@ constexpr OpRuleEntry kOpRules[] = {
     {names::kReshapeOp, always<UseKind::Bitcast>},
     {names::kBroadcastInDimOp, broadcastInDimRule},
     {names::kScatterOp, scatterRule},
-    {names::kTransposeOp, always<UseKind::MovesSlicedData>},
+    {names::kTransposeOp, transposeRule},
     {names::kConvertOp, convertRule},
     {names::kManualComputationOp, always<UseKind::IntoBody>},
     {names::kNamedComputationOp, always<UseKind::IntoBody>},
@@ -308,7 +317,7 @@ std::optional<int64_t> getTupleIndex(Operation *op) {
       .tryExtValue();
 }
 
-OpRules::OpRules(MLIRContext *context)
+OpRules::OpRules(MLIRContext *context, Platform platform)
     : customCall(StringAttr::get(context, names::kCustomCallOp)),
       call(StringAttr::get(context, names::kCallOp)),
       funcReturn(StringAttr::get(context, names::kFuncReturnOp)),
@@ -323,7 +332,7 @@ OpRules::OpRules(MLIRContext *context)
       frontendAttrs(StringAttr::get(context, names::kFrontendAttrs)),
       callTargetName(StringAttr::get(context, names::kCallTargetNameAttr)),
       bufferPlacement(StringAttr::get(context, names::kPlacementAttr)),
-      emptyDictionary(DictionaryAttr::get(context)) {
+      emptyDictionary(DictionaryAttr::get(context)), platform(platform) {
   for (const OpRuleEntry &entry : kOpRules)
     rules[StringAttr::get(context, entry.op)] = entry.rule;
 }

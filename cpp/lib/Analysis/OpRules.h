@@ -12,6 +12,8 @@
 #ifndef HOSTOFFLOAD_LIB_ANALYSIS_OPRULES_H
 #define HOSTOFFLOAD_LIB_ANALYSIS_OPRULES_H
 
+#include "hostoffload/XlaReleases.h"
+
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/BuiltinAttributes.h"
 #include "mlir/IR/MLIRContext.h"
@@ -79,12 +81,13 @@ enum class UseKind : uint8_t {
   /// 0, whole.
   Bitcast,
   /// The updates of a one-input scatter into a constant at constant indices:
-  /// host compute, but on a value made only of slices XLA's simplifier turns
-  /// it into a select on the sliced tensor, and the slice keeps no compute
-  /// use (measured: slice_written_into_ones).
+  /// host compute, but on a value made only of slices XLA:TPU's simplifier
+  /// turns it into a select on the sliced tensor, and the slice keeps no
+  /// compute use (measured: slice_written_into_ones; XLA:GPU computes on the
+  /// slice).
   ScatterIntoConstant,
-  /// Data movement on the result of a slice (a transpose, a copy once
-  /// layouts are assigned, mhlo.copy; a narrowing convert, which XLA:TPU's
+  /// Data movement on the result of a slice (a transpose on XLA:TPU, a copy
+  /// once layouts are assigned, mhlo.copy; a narrowing convert, which XLA's
   /// ConvertMover hoists above the slice): into result 0, whole. Host compute
   /// on a value not made only of slices.
   MovesSlicedData,
@@ -158,7 +161,11 @@ std::string getHloArgumentName(mlir::DictionaryAttr hloEntry, unsigned index);
 /// custom call, is a lookup by pointer.
 class OpRules {
 public:
-  explicit OpRules(mlir::MLIRContext *context);
+  explicit OpRules(mlir::MLIRContext *context,
+                   Platform platform = Platform::Tpu);
+
+  /// The compiler whose rules these are.
+  Platform getPlatform() const { return platform; }
 
   /// What XLA does with host memory entering `user` through operand
   /// `operand`.
@@ -191,6 +198,10 @@ public:
   }
 
   bool isCall(mlir::Operation *op) const { return is(op, call); }
+  /// `stablehlo.if` or `stablehlo.case`.
+  bool isBranching(mlir::Operation *op) const {
+    return is(op, ifOp) || is(op, caseOp);
+  }
   bool isCustomCall(mlir::Operation *op) const { return is(op, customCall); }
   bool isFuncReturn(mlir::Operation *op) const { return is(op, funcReturn); }
   bool isDynamicUpdateSlice(mlir::Operation *op) const {
@@ -215,6 +226,7 @@ private:
   mlir::StringAttr frontendAttrs, callTargetName, bufferPlacement;
   /// The context's empty dictionary, which ops without attributes hold.
   mlir::DictionaryAttr emptyDictionary;
+  Platform platform;
 };
 
 } // namespace hostoffload

@@ -330,16 +330,21 @@ void StartCollector::collectEntrySignature() {
     const DeclaredMemoryKind &declared = argumentKinds[i];
     checkDeclaredKind(declared, "argument", i, [&] { return argumentLoc(i); });
     if (declared.kind == names::kUnpinnedHost) {
+      // XLA:GPU compiles it (measured: unpinned_host_arg).
       warnings.warn(FindingCode::UnpinnedHostArgument, argumentLoc(i),
                     describeArgument(entry.getArgument(i)) +
                         " is declared \"unpinned_host\"; XLA does not trace "
-                        "it as host memory, and XLA:TPU fails later with an "
-                        "internal shape mismatch");
+                        "it as host memory" +
+                        (rules.getPlatform() == Platform::Tpu
+                             ? ", and XLA:TPU fails later with an internal "
+                               "shape mismatch"
+                             : ""));
       continue;
     }
     if (declared.kind != names::kPinnedHost)
       continue;
-    checkDonation(i);
+    if (rules.getPlatform() == Platform::Tpu)
+      checkDonation(i);
     unsigned startIndex = report.starts.size();
     BlockArgument argument = entry.getArgument(i);
     std::string name = describeArgument(argument);

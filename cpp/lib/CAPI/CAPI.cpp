@@ -251,9 +251,20 @@ struct Analysis {
 /// Analyses `module`; never changes it.
 static Analysis analyze(MlirOperation module, MlirStringRef entry, bool strict,
                         bool verified, bool allowH2hCopy,
-                        MlirStringRef xlaRelease, bool trace) {
+                        MlirStringRef xlaRelease, MlirStringRef platform,
+                        bool trace) {
   Operation *op = unwrap(module);
   Analysis analysis;
+  std::optional<hostoffload::Platform> compiledFor =
+      hostoffload::parsePlatform(unwrap(platform));
+  if (!compiledFor) {
+    analysis.errors.push_back({"unknown platform '" +
+                                   hostoffload::toValidUTF8(unwrap(platform)) +
+                                   "'; use tpu (XLA:TPU) or cuda (XLA:GPU)",
+                               op->getLoc(),
+                               {}});
+    return analysis;
+  }
   std::optional<hostoffload::XlaRelease> release =
       hostoffload::parseXlaRelease(unwrap(xlaRelease));
   if (!release) {
@@ -286,7 +297,8 @@ static Analysis analyze(MlirOperation module, MlirStringRef entry, bool strict,
     analysis.report = hostoffload::analyzeHostOffload(
         moduleOp,
         hostoffload::HostOffloadOptions{unwrap(entry).str(), strict,
-                                        allowH2hCopy, *release, trace},
+                                        allowH2hCopy, *release, trace,
+                                        *compiledFor},
         {}, collected ? &*collected : nullptr);
   analysis.errors = std::move(collector.errors);
   return analysis;
@@ -345,14 +357,12 @@ MlirLogicalResult hostoffloadVerify(MlirOperation op,
   return wrap(failure());
 }
 
-MlirLogicalResult hostoffloadAnalyzeToJson(MlirOperation module,
-                                           MlirStringRef entry, bool strict,
-                                           bool verified, bool allowH2hCopy,
-                                           MlirStringRef xlaRelease, bool trace,
-                                           MlirStringCallback callback,
-                                           void *userData) {
-  Analysis analysis =
-      analyze(module, entry, strict, verified, allowH2hCopy, xlaRelease, trace);
+MlirLogicalResult hostoffloadAnalyzeToJson(
+    MlirOperation module, MlirStringRef entry, bool strict, bool verified,
+    bool allowH2hCopy, MlirStringRef xlaRelease, MlirStringRef platform,
+    bool trace, MlirStringCallback callback, void *userData) {
+  Analysis analysis = analyze(module, entry, strict, verified, allowH2hCopy,
+                              xlaRelease, platform, trace);
   std::string text;
   llvm::raw_string_ostream os(text);
   // The JSON writer writes a character at a time: unbuffered, as a string's
@@ -365,13 +375,12 @@ MlirLogicalResult hostoffloadAnalyzeToJson(MlirOperation module,
   return wrap(success(succeeded(analysis.report)));
 }
 
-MlirLogicalResult
-hostoffloadAnalyzeToValues(MlirOperation module, MlirStringRef entry,
-                           bool strict, bool verified, bool allowH2hCopy,
-                           MlirStringRef xlaRelease, bool trace,
-                           const HostoffloadValueSink *sink, void *userData) {
-  Analysis analysis =
-      analyze(module, entry, strict, verified, allowH2hCopy, xlaRelease, trace);
+MlirLogicalResult hostoffloadAnalyzeToValues(
+    MlirOperation module, MlirStringRef entry, bool strict, bool verified,
+    bool allowH2hCopy, MlirStringRef xlaRelease, MlirStringRef platform,
+    bool trace, const HostoffloadValueSink *sink, void *userData) {
+  Analysis analysis = analyze(module, entry, strict, verified, allowH2hCopy,
+                              xlaRelease, platform, trace);
   if (sink) {
     ValueSinkStream stream(*sink, userData);
     writeAnalysis(stream, analysis, strict, trace);
