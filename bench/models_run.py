@@ -35,7 +35,7 @@ Run from the repository root::
     python -m bench.models_run --sizes 100000,1000000 --both
     python -m bench.models_run --sizes 100000 --pieces --no-pretty
     python -m bench.models_run --sizes 1000000 --models adam_host --variants e1200 \\
-        --opt-pieces kept-module,diagnostic-frames+input-lines --repeat 5
+        --check-pieces parse-in-parts,lexer-positions --repeat 5
 """
 
 from __future__ import annotations

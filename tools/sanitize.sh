@@ -26,9 +26,7 @@
 #   cannot misfire across the boundary: libstdc++ annotates its containers only under
 #   _GLIBCXX_SANITIZE_VECTOR, which nothing here is built with.) UBSan checks our code's
 #   arithmetic, shifts, conversions, alignment, null pointers and bounds. Leaks are checked at
-#   the exit of every sanitized process; offload-opt's kept-module fast path never destroys
-#   the parsed module on purpose, so it is off here (HOSTOFFLOAD_PLAIN=kept-module, every other
-#   fast path on) and any leak is a real one.
+#   the exit of every sanitized process, every fast path on.
 # - thread: TSan sees our code's accesses and every pthread mutex, condition variable, thread
 #   start and join (intercepted, MLIR's too), but not the atomics inside MLIR's or
 #   libstdc++.so's own code: it checks that our threads synchronize what our code shares, and
@@ -37,9 +35,7 @@
 #   such atomics. Covered, with every fast path on: the two-part parse of a long function
 #   (cpp/lib/ParallelParse.cpp) and the background destruction of modules
 #   (cpp/lib/CAPI/BackgroundDestruction.cpp), which only the C library runs, through
-#   capi_threads.c, one caller and two at once; offload-opt's scan of input lines on a thread (an input
-#   over 1 MiB: lit's driver/input-lines.mlir); our verifier's functions verified in parallel
-#   on MLIR's thread pool (cpp/lib/ModuleVerifier.cpp). Not covered: the Python extension's
+#   capi_threads.c, one caller and two at once. Not covered: the Python extension's
 #   own code (its glue, and the interpreter around it, are not built here) and the fork
 #   handlers (nothing here forks).
 set -uo pipefail
@@ -107,9 +103,8 @@ ASAN_OPTIONS+=":check_initialization_order=1:log_path=$reports/asan"
 export UBSAN_OPTIONS="abort_on_error=1:halt_on_error=1:print_stacktrace=1"
 export TSAN_OPTIONS="halt_on_error=0:second_deadlock_stack=1:log_path=$reports/tsan"
 TSAN_OPTIONS+=":suppressions=$repo/tools/sanitize/tsan.supp"
-# Every fast path on; where leaks are checked, all but the kept module (see above).
+# Every fast path on.
 unset HOSTOFFLOAD_PLAIN
-[[ $kind == address ]] && export HOSTOFFLOAD_PLAIN=kept-module
 
 status=0
 # Runs a step; fails it if it failed or left sanitizer reports, and prints them.

@@ -19,6 +19,11 @@ extern "C" {
 /// that pass pipelines parsed from text can name them.
 MLIR_CAPI_EXPORTED void hostoffloadRegisterPasses(void);
 
+/// Inserts the dialects of hostoffload/Dialects.h into `registry`: the func
+/// dialect, and the namespaces of JAX's dialects as dialects of unknown ops.
+MLIR_CAPI_EXPORTED void
+hostoffloadRegisterDialects(MlirDialectRegistry registry);
+
 /// Analyses `module` (a builtin.module) like the host-offload-check pass, and
 /// calls `callback` once with the report as a JSON object
 /// (python/hostoffload/report.schema.json describes it). Never changes the
@@ -124,9 +129,7 @@ MLIR_CAPI_EXPORTED bool hostoffloadWasParserWrapCalled(intptr_t index);
 MLIR_CAPI_EXPORTED void
 hostoffloadDescribeFastPaths(MlirStringCallback callback, void *userData);
 
-/// Verifies `op` as MLIR's verifier does, except that a builtin.module's
-/// symbol uses are resolved in the module even inside ops of unregistered
-/// dialects (a func.call in a Shardy region; ModuleVerifier.h). On failure,
+/// Verifies `op` with MLIR's verifier. On failure,
 /// calls `callback` once with a JSON object whose "errors" list is written as
 /// hostoffloadParseModule writes it; diagnostics are not sent to the context's
 /// handlers.

@@ -1,9 +1,7 @@
-// offload-opt processes its input with a loop of its own, which leaves the
-// module to the operating system at exit instead of destroying it, and with
-// MLIR's MlirOptMain for the options that loop does not repeat.
-// --split-input-file on an input without split markers takes MlirOptMain and
-// changes nothing else: both give the same output, diagnostics and exit codes,
-// but for the note on debug info that only the loop prints after the findings
+// offload-opt is MLIR's MlirOptMain. --split-input-file on an input without
+// split markers changes nothing but its diagnostic handler: both give the same
+// output, diagnostics and exit codes, but for the note on debug info that only
+// offload-opt's handler prints after the findings of the whole input
 // (debug-info-hint.mlir).
 
 // RUN: offload-opt %s --host-offload-fix=strategy=host -o %t.loop
@@ -35,8 +33,8 @@
 // DEVICE: call_target_name = "annotate_device_placement"
 // EXIT1: exit 1
 // EXIT2: exit 2
-// E1200: own-loop.mlir:[[@LINE+11]]:8: error: E1200:
-// E1200: own-loop.mlir:[[@LINE+10]]:8: warning: HOW101:
+// E1200: whole-input.mlir:[[@LINE+11]]:8: error: E1200:
+// E1200: whole-input.mlir:[[@LINE+10]]:8: warning: HOW101:
 // TIMING: Execution time report
 // TIMING: Parser
 // TIMING: HostOffloadFixPass
