@@ -33,9 +33,8 @@
 #   cannot find a race inside MLIR's code (e.g. in the uniquers the two parse threads share);
 #   tsan.supp holds the reports it makes up where MLIR or libstdc++ order the accesses with
 #   such atomics. Covered, with every fast path on: the two-part parse of a long function
-#   (cpp/lib/ParallelParse.cpp) and the background destruction of modules
-#   (cpp/lib/CAPI/BackgroundDestruction.cpp), which only the C library runs, through
-#   capi_threads.c, one caller and two at once. Not covered: the Python extension's
+#   (cpp/lib/ParallelParse.cpp), which only the C library runs, through capi_threads.c, one
+#   caller and two at once. Not covered: the Python extension's
 #   own code (its glue, and the interpreter around it, are not built here) and the fork
 #   handlers (nothing here forks).
 set -uo pipefail
@@ -145,14 +144,14 @@ step "unit tests" "$build/bin/hostoffload-unittests"
 python "$repo/tools/generate.py" callgraph 110000 "$work/callgraph.mlir" > /dev/null &&
   python "$repo/tools/generate.py" chain 20000 "$work/chain.mlir" > /dev/null || exit 1
 step "C API threads" "$build/bin/hostoffload-capi-threads" "$work/callgraph.mlir" "$work/chain.mlir"
-# offload-opt parses a function body of over 1 MiB in two parts where MLIR's printer laid the
-# text out: the chain as offload-opt prints it, then checked.
+# offload-opt on a function body of over 1 MiB: the chain as offload-opt prints it, then
+# checked.
 long_function() {
   "$build/bin/offload-opt" "$work/chain.mlir" --mlir-print-op-generic --mlir-print-debuginfo \
     -o "$work/printed.mlir" &&
     ran "$build/bin/offload-opt" "$work/printed.mlir" --host-offload-check -o /dev/null
 }
-step "offload-opt, a long function parsed in two parts" long_function
+step "offload-opt, a long function" long_function
 
 # The installed package with the sanitized binaries in its bin/, behind an offload-opt first on
 # PATH that runs the package's own shim (which converts inputs other than the generic form

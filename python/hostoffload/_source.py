@@ -7,7 +7,6 @@ MLIR is analysed in place unless it is to be changed.
 
 from __future__ import annotations
 
-import atexit
 import json
 import os
 from collections.abc import Iterator
@@ -19,11 +18,6 @@ from hostoffload._generic import GenericText
 from hostoffload.diagnostic import InputError
 from hostoffload.mlir import ir
 from hostoffload.mlir._mlir_libs import _hostoffload
-
-# Modules torn down on the library's thread hold their contexts until it is done: the
-# interpreter must not finalize before.
-atexit.register(_hostoffload.wait_for_background_destruction)
-
 
 class Resolved(NamedTuple):
     """A module to analyse: ``operation``, its input's ``name``, whether it was just parsed
@@ -58,12 +52,7 @@ def resolve(source: object, name: str | None, *, copy: bool) -> Iterator[Resolve
     text = _generic.generic_text_of(source, name)
     with new_context() as context:
         module = _parse(text, context)
-        try:
-            yield Resolved(module.operation, text.name, verified=True, platform=text.platform)
-        finally:
-            # Nothing outside refers into this module: its teardown need not keep the
-            # caller waiting.
-            _hostoffload.destroy_body_in_background(module.operation, context)
+        yield Resolved(module.operation, text.name, verified=True, platform=text.platform)
 
 
 def _parse(text: GenericText, context: ir.Context) -> ir.Module:

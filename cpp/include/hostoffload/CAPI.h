@@ -94,20 +94,6 @@ MLIR_CAPI_EXPORTED MlirModule hostoffloadParseModule(
 /// parses on two threads by default.
 MLIR_CAPI_EXPORTED intptr_t hostoffloadGetDefaultParallelBodyBytes(void);
 
-/// Moves the operations of `module`'s body (a builtin.module) out of it,
-/// leaving it empty, and destroys them on a thread of the library's own, one
-/// module after another; then calls `done(userData)` on that thread. The
-/// module's context must live until then, and nothing may refer to those
-/// operations any more. Destroying a module frees every operation one at a
-/// time: this spares the caller the wait. On the plain path
-/// (hostoffload/FastPaths.h), destroys them and calls `done` before it returns.
-MLIR_CAPI_EXPORTED void hostoffloadDestroyBodyInBackground(
-    MlirOperation module, void (*done)(void *userData), void *userData);
-
-/// Returns once every destruction hostoffloadDestroyBodyInBackground began
-/// has ended and its `done` has returned.
-MLIR_CAPI_EXPORTED void hostoffloadWaitForBackgroundDestruction(void);
-
 /// Whether this process takes the fast path `name` (one of
 /// hostoffload/FastPaths.def): built with it and not turned off by
 /// HOSTOFFLOAD_PLAIN. False for a name that is no fast path's.
