@@ -19,6 +19,7 @@ from hostoffload.diagnostic import InputError
 from hostoffload.mlir import ir
 from hostoffload.mlir._mlir_libs import _hostoffload
 
+
 class Resolved(NamedTuple):
     """A module to analyse: ``operation``, its input's ``name``, whether it was just parsed
     (and so verified) here, and the ``platform`` XLA compiled it for where it is a file of
