@@ -16,8 +16,8 @@
 using namespace mlir;
 using hostoffload::SourceWindowsHandler;
 
-/// The widest source line a message shows whole; a wider one is shown as a
-/// window of this many columns around the caret, "..." marking its cuts.
+/// The widest source line shown whole; a wider one is shown as a window of
+/// this many columns around the caret, kCut marking where it is cut.
 static constexpr size_t kWidestSourceLineShown = 160;
 static constexpr llvm::StringLiteral kCut = "...";
 
@@ -101,18 +101,22 @@ SourceWindowsHandler::getWindow(Location loc) {
   std::optional<FileLineColLoc> file = findFirst<FileLineColLoc>(loc);
   if (!file || file->getLine() == 0 || file->getColumn() == 0)
     return std::nullopt;
-  const llvm::MemoryBuffer *buffer = getBufferForFile(file->getFilename());
-  if (!buffer)
-    return std::nullopt;
-  unsigned id = mgr.FindBufferContainingLoc(
-      llvm::SMLoc::getFromPointer(buffer->getBufferStart()));
-  llvm::SMLoc start = mgr.FindLocForLineAndColumn(id, file->getLine(), 1);
-  if (!start.isValid())
-    return std::nullopt;
-  llvm::StringRef line =
-      llvm::StringRef(start.getPointer(),
-                      buffer->getBufferEnd() - start.getPointer())
-          .take_until([](char c) { return c == '\n' || c == '\r'; });
+  // Thousands of messages can be at one line: it is found once.
+  auto [known, added] = lines.try_emplace(
+      {file->getFilename().getAsOpaquePointer(), file->getLine()});
+  if (const llvm::MemoryBuffer *buffer =
+          added ? getBufferForFile(file->getFilename()) : nullptr) {
+    llvm::SMLoc start = mgr.FindLocForLineAndColumn(
+        mgr.FindBufferContainingLoc(
+            llvm::SMLoc::getFromPointer(buffer->getBufferStart())),
+        file->getLine(), 1);
+    if (start.isValid())
+      known->second =
+          llvm::StringRef(start.getPointer(),
+                          buffer->getBufferEnd() - start.getPointer())
+              .take_until([](char c) { return c == '\n' || c == '\r'; });
+  }
+  llvm::StringRef line = known->second;
   size_t column = file->getColumn() - 1;
   if (line.size() <= kWidestSourceLineShown || column > line.size())
     return std::nullopt;
@@ -127,19 +131,15 @@ void SourceWindowsHandler::handle(Diagnostic &diagnostic) {
   noteFindingLocations(diagnostic);
   // MLIR's handler prints a diagnostic with a call stack, or without a wide
   // line; a window is printed after the message shown without its line.
-  auto hasCallStack = [](Location loc) {
-    return findFirst<CallSiteLoc>(loc).has_value();
-  };
   Location loc = diagnostic.getLocation();
-  auto notes = diagnostic.getNotes();
-  bool windowed = !hasCallStack(loc) &&
-                  llvm::none_of(notes,
-                                [&](Diagnostic &note) {
-                                  return hasCallStack(note.getLocation());
-                                }) &&
-                  (getWindow(loc) || llvm::any_of(notes, [&](Diagnostic &note) {
-                     return getWindow(note.getLocation()).has_value();
-                   }));
+  llvm::SmallVector<Location> locs{loc};
+  for (Diagnostic &note : diagnostic.getNotes())
+    locs.push_back(note.getLocation());
+  bool windowed =
+      llvm::none_of(locs,
+                    [](Location at) { return findFirst<CallSiteLoc>(at); }) &&
+      llvm::any_of(locs,
+                   [&](Location at) { return getWindow(at).has_value(); });
   if (!windowed) {
     emitDiagnostic(diagnostic);
     return;
@@ -164,7 +164,7 @@ void SourceWindowsHandler::handle(Diagnostic &diagnostic) {
   emit(diagnostic, /*displaySourceLine=*/true);
   // As MLIR's handler: a note shows its line where its location differs
   // from the one printed before it.
-  for (const Diagnostic &note : notes) {
+  for (const Diagnostic &note : diagnostic.getNotes()) {
     emit(note, note.getLocation() != loc);
     loc = note.getLocation();
   }

@@ -1,12 +1,9 @@
 //===- SourceWindows.h - offload-opt's diagnostic handler -------*- C++ -*-===//
 //
-// MLIR's SourceMgrDiagnosticHandler, with two additions for the findings of
-// large models. A source line wider than kWidestSourceLineShown is shown as a
-// window around the caret: `lowered.as_text()` prints the signature of a
-// model's entry function on one line, and every note at an argument showed all
-// of it. And findings none of whose locations is in a Python file (a module
-// without debug info) are followed, once, by a note that says how to get Python
-// lines instead.
+// MLIR's SourceMgrDiagnosticHandler, with two additions for large models: a
+// line wider than 160 columns (`lowered.as_text()` prints the entry's signature
+// on one) is shown as a window around the caret, and findings of a module
+// without debug info are followed by a note on how to get Python lines.
 //
 //===----------------------------------------------------------------------===//
 
@@ -14,6 +11,7 @@
 #define HOSTOFFLOAD_TOOLS_OFFLOADOPT_SOURCEWINDOWS_H
 
 #include "mlir/IR/Diagnostics.h"
+#include "llvm/ADT/DenseMap.h"
 
 #include <optional>
 #include <string>
@@ -40,6 +38,8 @@ private:
   void noteFindingLocations(const mlir::Diagnostic &diagnostic);
 
   bool showsColors;
+  /// The text of each line getWindow looked at, by file name and number.
+  llvm::DenseMap<std::pair<const void *, unsigned>, llvm::StringRef> lines;
   /// The file of the first finding ("" if none), and whether a finding or a
   /// note of one was in a Python file.
   std::optional<std::string> firstFindingFile;
