@@ -18,16 +18,14 @@ from typing import NamedTuple
 
 from hostoffload import _convert, _errors
 from hostoffload._forms import (
-    EMPTY,
     READABLE,
-    VHLO_TEXT,
     Form,
     directory_error,
     dump_platform,
     looks_like,
-    python_source,
     read_head,
     recognise,
+    unreadable,
 )
 from hostoffload._print import generic_text
 from hostoffload.diagnostic import Diagnostic, InputError, Location, Note
@@ -203,12 +201,9 @@ def _encode(text: str, name: str | None) -> bytes:
 
 def _of_bytes(data: bytes, name: str | None, path: str | None) -> GenericText:
     form = recognise(read_head(io.BytesIO(data).read), path)
-    if form is Form.EMPTY:
-        raise InputError.unlocated(EMPTY, source=name)
-    if form is Form.PYTHON:
-        raise InputError.unlocated(python_source(path), source=name)
-    if form is Form.VHLO_TEXT:
-        raise InputError.unlocated(VHLO_TEXT, source=name)
+    reason = unreadable(form, path)
+    if reason is not None:
+        raise InputError.unlocated(reason, source=name)
     if form.needs_jax and form is not Form.PRETTY:
         # jaxlib terminates the process on some damaged inputs of these forms (XLA's CHECKs,
         # messages that are not UTF-8; see docs/robustness.md): they convert in a child.
