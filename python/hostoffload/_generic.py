@@ -99,9 +99,10 @@ def generic_form(operation: ir.Operation) -> str:
 
 def through_jaxlib(text: GenericText, ours: tuple[Diagnostic, ...], parsed: bool) -> bytes:
     """The generic text of ``text``, handed on as it was given, which our parser could not
-    read (``ours``, its errors; ``parsed``: it parsed and failed the verifier), as jaxlib's
-    MLIR reads it: pretty text of func and generic ops is ours too, other pretty text is
-    jaxlib's. Raises the :class:`InputError` to show where jaxlib cannot help."""
+    read (``ours``, its errors, none where it was not tried: pretty StableHLO; ``parsed``: it
+    parsed and failed the verifier), as jaxlib's MLIR reads it: pretty text of func and
+    generic ops is ours too, other pretty text is jaxlib's. Raises the :class:`InputError` to
+    show where jaxlib cannot help."""
     form = text.form
     if form is Form.UNKNOWN:
         note = Note(f"the input is {looks_like(text.data)}; {READABLE}", Location.unknown())
@@ -134,7 +135,7 @@ def through_jaxlib(text: GenericText, ours: tuple[Diagnostic, ...], parsed: bool
         # The parser that read further understood more of the text: jaxlib's for pretty
         # StableHLO with a mistake in it, ours (on a tie) for generic text.
         theirs = error.diagnostics
-        best = theirs if _errors.position(theirs) > _errors.position(ours) else ours
+        best = theirs if not ours or _errors.position(theirs) > _errors.position(ours) else ours
         raise InputError(*best, source=text.name) from None
 
 
@@ -209,6 +210,11 @@ def _of_bytes(data: bytes, name: str | None, path: str | None) -> GenericText:
         # messages that are not UTF-8; see docs/robustness.md): they convert in a child.
         return GenericText(_convert.convert_in_child(data, form, name, path), name)
     return GenericText(data, name, form=form, path=path)
+
+
+def is_utf8(data: bytes) -> bool:
+    """Whether ``data`` is UTF-8 text, which jaxlib may be given."""
+    return _undecodable_at(data) is None
 
 
 def _undecodable_at(data: bytes) -> int | None:

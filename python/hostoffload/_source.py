@@ -14,6 +14,7 @@ from contextlib import contextmanager
 from typing import NamedTuple
 
 from hostoffload import _errors, _generic
+from hostoffload._forms import Form
 from hostoffload._generic import GenericText
 from hostoffload.diagnostic import InputError
 from hostoffload.mlir import ir
@@ -60,7 +61,10 @@ def _parse(text: GenericText, context: ir.Context) -> ir.Module:
     """Parses ``text`` through our C API rather than ir.Module.parse: MLIR's Python bindings
     abort on some errors whose message is not UTF-8, and print the failing op whole into each
     error. Text handed on as it was given that our parser cannot read is read through
-    jaxlib's MLIR instead."""
+    jaxlib's MLIR instead; pretty StableHLO, which our parser does not read, only there."""
+    if text.form is Form.PRETTY and _generic.is_utf8(text.data):
+        generic = _generic.through_jaxlib(text, (), parsed=False)
+        return _parse(GenericText(generic, text.name), context)
     module, errors = _hostoffload.parse(
         context, text.data, _buffer_name(text.name), not text.verified
     )
