@@ -5,7 +5,7 @@ A file is read and a str encoded; bytes are recognised by :mod:`hostoffload._for
 jaxlib reads are converted by :mod:`hostoffload._convert`; a module object is printed by
 :mod:`hostoffload._print`. MLIR text is handed on as it was given (our parser reads the
 generic form, and pretty text of func and builtin ops), and read through jaxlib
-(:func:`through_jaxlib`) only where our parser cannot read it.
+(:func:`through_jaxlib`) where our parser cannot read it, pretty StableHLO at once.
 """
 
 from __future__ import annotations
