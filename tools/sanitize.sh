@@ -26,20 +26,15 @@
 #   cannot misfire across the boundary: libstdc++ annotates its containers only under
 #   _GLIBCXX_SANITIZE_VECTOR, which nothing here is built with.) UBSan checks our code's
 #   arithmetic, shifts, conversions, alignment, null pointers and bounds. Leaks are checked at
-#   the exit of every sanitized process; offload-opt's kept-module fast path never destroys
-#   the parsed module on purpose, so it is off here (HOSTOFFLOAD_PLAIN=kept-module, every other
-#   fast path on) and any leak is a real one.
+#   the exit of every sanitized process, every fast path on.
 # - thread: TSan sees our code's accesses and every pthread mutex, condition variable, thread
 #   start and join (intercepted, MLIR's too), but not the atomics inside MLIR's or
 #   libstdc++.so's own code: it checks that our threads synchronize what our code shares, and
 #   cannot find a race inside MLIR's code (e.g. in the uniquers the two parse threads share);
 #   tsan.supp holds the reports it makes up where MLIR or libstdc++ order the accesses with
 #   such atomics. Covered, with every fast path on: the two-part parse of a long function
-#   (cpp/lib/ParallelParse.cpp) and the background destruction of modules
-#   (cpp/lib/CAPI/BackgroundDestruction.cpp), which only the C library runs, through
-#   capi_threads.c, one caller and two at once; offload-opt's scan of input lines on a thread (an input
-#   over 1 MiB: lit's driver/input-lines.mlir); our verifier's functions verified in parallel
-#   on MLIR's thread pool (cpp/lib/ModuleVerifier.cpp). Not covered: the Python extension's
+#   (cpp/lib/ParallelParse.cpp), which only the C library runs, through capi_threads.c, one
+#   caller and two at once. Not covered: the Python extension's
 #   own code (its glue, and the interpreter around it, are not built here) and the fork
 #   handlers (nothing here forks).
 set -uo pipefail
@@ -107,9 +102,8 @@ ASAN_OPTIONS+=":check_initialization_order=1:log_path=$reports/asan"
 export UBSAN_OPTIONS="abort_on_error=1:halt_on_error=1:print_stacktrace=1"
 export TSAN_OPTIONS="halt_on_error=0:second_deadlock_stack=1:log_path=$reports/tsan"
 TSAN_OPTIONS+=":suppressions=$repo/tools/sanitize/tsan.supp"
-# Every fast path on; where leaks are checked, all but the kept module (see above).
+# Every fast path on.
 unset HOSTOFFLOAD_PLAIN
-[[ $kind == address ]] && export HOSTOFFLOAD_PLAIN=kept-module
 
 status=0
 # Runs a step; fails it if it failed or left sanitizer reports, and prints them.
@@ -150,14 +144,14 @@ step "unit tests" "$build/bin/hostoffload-unittests"
 python "$repo/tools/generate.py" callgraph 110000 "$work/callgraph.mlir" > /dev/null &&
   python "$repo/tools/generate.py" chain 20000 "$work/chain.mlir" > /dev/null || exit 1
 step "C API threads" "$build/bin/hostoffload-capi-threads" "$work/callgraph.mlir" "$work/chain.mlir"
-# offload-opt parses a function body of over 1 MiB in two parts where MLIR's printer laid the
-# text out: the chain as offload-opt prints it, then checked.
+# offload-opt on a function body of over 1 MiB: the chain as offload-opt prints it, then
+# checked.
 long_function() {
   "$build/bin/offload-opt" "$work/chain.mlir" --mlir-print-op-generic --mlir-print-debuginfo \
     -o "$work/printed.mlir" &&
     ran "$build/bin/offload-opt" "$work/printed.mlir" --host-offload-check -o /dev/null
 }
-step "offload-opt, a long function parsed in two parts" long_function
+step "offload-opt, a long function" long_function
 
 # The installed package with the sanitized binaries in its bin/, behind an offload-opt first on
 # PATH that runs the package's own shim (which converts inputs other than the generic form

@@ -97,8 +97,7 @@ std::string hostoffload::describeFastPaths() {
 }
 
 static constexpr llvm::StringLiteral kParserWrapNames[] = {
-    "mlir::Lexer::getEncodedSourceLocation",
-    "mlir::Dialect::isValidNamespace",
+    "mlir::FileLineColLoc::get",
 };
 
 /// Whether each wrap was called. Written once each: a call that finds its

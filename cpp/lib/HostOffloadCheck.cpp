@@ -1,7 +1,6 @@
 //===- HostOffloadCheck.cpp - the host-offload-check pass -----------------===//
 
 #include "hostoffload/HostOffloadAnalysis.h"
-#include "hostoffload/ModuleVerifier.h"
 #include "hostoffload/Passes.h"
 
 #include "mlir/IR/Diagnostics.h"
@@ -106,11 +105,6 @@ struct HostOffloadCheckPass
     // The pass only reads the IR, so every analysis stays valid; this also
     // spares the pass manager a re-verification of the whole module.
     markAllAnalysesPreserved();
-    // The verifier pass that ran before this one found the ops the analysis
-    // looks up on its way through the module, which is as it was then.
-    const ModuleOps *collected = nullptr;
-    if (auto verified = getCachedAnalysis<VerifiedModule>())
-      collected = verified->get().getOps();
     // Each E1200 is emitted as soon as it is made, and the next is made in
     // its memory: a model has thousands.
     FindingEmitter emitter;
@@ -118,7 +112,7 @@ struct HostOffloadCheckPass
                                *release, trace,  *compiledFor};
     mlir::FailureOr<HostOffloadReport> report = analyzeHostOffload(
         getOperation(), options,
-        [&](const Finding &mismatch) { emitter.emit(mismatch); }, collected);
+        [&](const Finding &mismatch) { emitter.emit(mismatch); });
     if (mlir::succeeded(report))
       for (const Finding &finding : report->findings)
         emitter.emit(finding);

@@ -13,7 +13,6 @@
 #include "Analysis/OpRules.h"
 
 #include "hostoffload/HostOffloadAnalysis.h"
-#include "hostoffload/ModuleVerifier.h"
 #include "hostoffload/Names.h"
 #include "hostoffload/Passes.h"
 
@@ -307,11 +306,6 @@ struct HostOffloadFixPass : impl::HostOffloadFixPassBase<HostOffloadFixPass> {
     analysisOptions = HostOffloadOptions{entry};
     analysisOptions.xlaRelease = *release;
     analysisOptions.platform = *compiledFor;
-    // The verifier pass that ran before this one found the ops the analysis
-    // looks up on its way through the module, which is as it was then.
-    verifiedOps = nullptr;
-    if (auto verified = getCachedAnalysis<VerifiedModule>())
-      verifiedOps = verified->get().getOps();
     FailureOr<bool> changed = *chosen == Fix::Strategy::Host
                                   ? fixInHostMemory(module)
                                   : fixOnDevice(module);
@@ -337,11 +331,8 @@ struct HostOffloadFixPass : impl::HostOffloadFixPassBase<HostOffloadFixPass> {
     }
   }
 
-  /// Analyzes `module`. The first analysis takes the ops the verifier
-  /// collected, if it did; every later one follows a change to the module.
   FailureOr<HostOffloadReport> analyze(ModuleOp module) {
-    return analyzeHostOffload(module, analysisOptions, {},
-                              std::exchange(verifiedOps, nullptr));
+    return analyzeHostOffload(module, analysisOptions);
   }
 
   FailureOr<bool> fixInHostMemoryOnce(ModuleOp module) {
@@ -428,9 +419,6 @@ struct HostOffloadFixPass : impl::HostOffloadFixPassBase<HostOffloadFixPass> {
     }
   }
 
-  /// The ops of the module as the verifier left it, until the first analysis
-  /// takes them.
-  const ModuleOps *verifiedOps = nullptr;
   /// The options of every analysis of the run.
   HostOffloadOptions analysisOptions;
 };

@@ -7,10 +7,54 @@
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/MLIRContext.h"
 #include "mlir/IR/Operation.h"
+#include "mlir/Parser/Parser.h"
+#include "llvm/ADT/ScopeExit.h"
 #include "llvm/ADT/SmallVector.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/SourceMgr.h"
 
 using namespace mlir;
 using llvm::StringRef;
+
+namespace {
+
+/// The parse by parseText on this thread: its placeholder, and where the
+/// parser holds the name of its text.
+struct PositionsReplaced {
+  LocationAttr placeholder;
+  const char *bufferName = nullptr;
+};
+
+PositionsReplaced &getPositionsReplaced() {
+  static thread_local PositionsReplaced replaced;
+  return replaced;
+}
+
+} // namespace
+
+OwningOpRef<ModuleOp> hostoffload::parseText(StringRef text,
+                                             StringRef bufferName,
+                                             MLIRContext *context,
+                                             LocationAttr placeholder) {
+  llvm::SourceMgr sourceMgr;
+  sourceMgr.AddNewSourceBuffer(
+      llvm::MemoryBuffer::getMemBuffer(text, bufferName,
+                                       /*RequiresNullTerminator=*/false),
+      llvm::SMLoc());
+  PositionsReplaced &replaced = getPositionsReplaced();
+  if (placeholder)
+    replaced = {placeholder,
+                sourceMgr.getMemoryBuffer(1)->getBufferIdentifier().data()};
+  auto restore = llvm::make_scope_exit([&] { replaced = {}; });
+  return parseSourceFile<ModuleOp>(
+      sourceMgr, ParserConfig(context, /*verifyAfterParse=*/false));
+}
+
+LocationAttr hostoffload::getPositionPlaceholder(StringRef fileName) {
+  const PositionsReplaced &replaced = getPositionsReplaced();
+  return fileName.data() == replaced.bufferName ? replaced.placeholder
+                                                : LocationAttr();
+}
 
 bool hostoffload::endsWithLocation(StringRef text, size_t start) {
   StringRef line = text.substr(start);
@@ -24,7 +68,6 @@ LocationAttr hostoffload::makePositionPlaceholder(MLIRContext *context) {
                         TypeID::getFromOpaquePointer(&tag),
                         UnknownLoc::get(context));
 }
-
 bool hostoffload::keepsPlaceholder(Operation *root, LocationAttr placeholder) {
   if (root->getLoc() == placeholder)
     return true;
@@ -49,9 +92,9 @@ bool hostoffload::keepsPlaceholder(Operation *root, LocationAttr placeholder) {
   return false;
 }
 
-OwningOpRef<Operation *> hostoffload::parseWithoutLexerPositions(
-    StringRef text, MLIRContext *context,
-    llvm::function_ref<OwningOpRef<Operation *>()> parse) {
+OwningOpRef<ModuleOp>
+hostoffload::parseWithoutLexerPositions(StringRef text, StringRef bufferName,
+                                        MLIRContext *context) {
   // The last line that is not a location alias closes the module: printed
   // with debug information, it ends with the module's location, and so does
   // every op's.
@@ -72,17 +115,9 @@ OwningOpRef<Operation *> hostoffload::parseWithoutLexerPositions(
     return success();
   });
   LocationAttr placeholder = makePositionPlaceholder(context);
-  OwningOpRef<Operation *> parsed;
-  {
-    LexerPositionsReplaced replaced(placeholder);
-    parsed = parse();
-  }
+  OwningOpRef<ModuleOp> parsed =
+      parseText(text, bufferName, context, placeholder);
   if (!parsed || diagnosed || keepsPlaceholder(parsed.get(), placeholder))
     return nullptr;
   return parsed;
-}
-
-LocationAttr &hostoffload::lexerPositionPlaceholder() {
-  static thread_local LocationAttr placeholder;
-  return placeholder;
 }

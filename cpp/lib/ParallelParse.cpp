@@ -630,10 +630,7 @@ OwningOpRef<ModuleOp> parseParts(StringRef text, StringRef bufferName,
     part = makeSecondPart(text, layout);
     if (!part)
       return;
-    LexerPositionsReplaced replaced(placeholder);
-    secondModule = parseSourceString<ModuleOp>(
-        part->text, ParserConfig(context, /*verifyAfterParse=*/false),
-        bufferName);
+    secondModule = parseText(part->text, bufferName, context, placeholder);
   };
   if (!getPartWorker().post(parseSecondPart, /*onlyIfIdle=*/true))
     return nullptr;
@@ -646,12 +643,8 @@ OwningOpRef<ModuleOp> parseParts(StringRef text, StringRef bufferName,
   first.append(second.count('\n'), '\n');
   StringRef rest = text.substr(layout.bodyEnd);
   first.append(rest.data(), rest.size());
-  OwningOpRef<ModuleOp> firstModule;
-  {
-    LexerPositionsReplaced replaced(placeholder);
-    firstModule = parseSourceString<ModuleOp>(
-        first, ParserConfig(context, /*verifyAfterParse=*/false), bufferName);
-  }
+  OwningOpRef<ModuleOp> firstModule =
+      parseText(first, bufferName, context, placeholder);
   getPartWorker().waitUntilIdle();
 
   if (!firstModule || !secondModule || diagnosed ||

@@ -6,14 +6,13 @@
 #include "hostoffload/LexerPositions.h"
 #include "hostoffload/ParallelParse.h"
 
-#include "mlir/Parser/Parser.h"
-
 using namespace mlir;
 
-OwningOpRef<Operation *> hostoffload::parseWithFastPaths(
-    llvm::StringRef text, llvm::StringRef bufferName, MLIRContext *context,
-    llvm::function_ref<OwningOpRef<Operation *>()> parse,
-    const ParseOptions &options, bool *parsedInParts) {
+OwningOpRef<ModuleOp> hostoffload::parseModule(llvm::StringRef text,
+                                               llvm::StringRef bufferName,
+                                               MLIRContext *context,
+                                               const ParseOptions &options,
+                                               bool *parsedInParts) {
   if (parsedInParts)
     *parsedInParts = false;
 #if HOSTOFFLOAD_FAST_PATHS
@@ -26,32 +25,16 @@ OwningOpRef<Operation *> hostoffload::parseWithFastPaths(
             withoutLexerPositions, tried)) {
       if (parsedInParts)
         *parsedInParts = true;
-      return OwningOpRef<Operation *>(module.release());
+      return module;
     }
     // The parts failed: the whole text, with the lexer's positions.
     if (tried)
-      return parse();
+      return parseText(text, bufferName, context, {});
   }
   if (withoutLexerPositions)
-    if (OwningOpRef<Operation *> parsed =
-            parseWithoutLexerPositions(text, context, parse))
+    if (OwningOpRef<ModuleOp> parsed =
+            parseWithoutLexerPositions(text, bufferName, context))
       return parsed;
 #endif
-  return parse();
-}
-
-OwningOpRef<ModuleOp> hostoffload::parseModule(llvm::StringRef text,
-                                               llvm::StringRef bufferName,
-                                               MLIRContext *context,
-                                               const ParseOptions &options,
-                                               bool *parsedInParts) {
-  OwningOpRef<Operation *> parsed = parseWithFastPaths(
-      text, bufferName, context,
-      [&] {
-        ParserConfig config(context, /*verifyAfterParse=*/false);
-        return OwningOpRef<Operation *>(
-            parseSourceString<ModuleOp>(text, config, bufferName).release());
-      },
-      options, parsedInParts);
-  return OwningOpRef<ModuleOp>(llvm::cast_or_null<ModuleOp>(parsed.release()));
+  return parseText(text, bufferName, context, {});
 }

@@ -1,9 +1,8 @@
 //===- ParserWrapsTest.cpp - the wraps of MLIR's parser still apply -------===//
 //
-// The link of this program wraps MLIR's parser functions as those of
-// offload-opt and of the Python extensions do (hostoffload/ParserWraps.h). A
-// wrap that no longer applies changes no result, only the time: these checks
-// fail then.
+// The link of this program wraps an MLIR function as those of the Python
+// extensions do (hostoffload/ParserWraps.h). A wrap that no longer applies
+// changes no result, only the time: these checks fail then.
 //
 //===----------------------------------------------------------------------===//
 
@@ -14,7 +13,6 @@
 #include "hostoffload/ParserWraps.h"
 
 #include "mlir/IR/BuiltinOps.h"
-#include "mlir/Parser/Parser.h"
 
 using namespace mlir;
 using namespace hostoffload;
@@ -26,27 +24,25 @@ void testParserWraps() {
   MLIRContext context;
   context.allowUnregisteredDialects();
   LocationAttr placeholder = makePositionPlaceholder(&context);
-  OwningOpRef<ModuleOp> module;
-  {
-    LexerPositionsReplaced replaced(placeholder);
-    module = parseSourceString<ModuleOp>(
-        R"mlir("builtin.module"() ({
-  "test.op"() {a = #test.opaque<"x">} : () -> ()
+  OwningOpRef<ModuleOp> module = parseText(
+      R"mlir("builtin.module"() ({
+  "test.op"() : () -> () loc("wraps.mlir":2:3)
+  "test.op"() : () -> ()
 }) : () -> ())mlir",
-        ParserConfig(&context, /*verifyAfterParse=*/false), "wraps.mlir");
-  }
+      "wraps.mlir", &context, placeholder);
   check(static_cast<bool>(module), "the test module parses");
   if (!module)
     return;
+  Operation &spelled = module->getBody()->front();
+  Operation &positioned = module->getBody()->back();
   // A build without the fast paths links no wrap. With them, a wrap turned
   // off by HOSTOFFLOAD_PLAIN still applies: it calls MLIR's function.
-  check(wasParserWrapCalled(ParserWrap::EncodedSourceLocation) ==
-            kFastPathsCompiled,
-        "mlir::Lexer::getEncodedSourceLocation is wrapped");
-  check((module->getLoc() == placeholder) == kFastPathsCompiled,
+  check(wasParserWrapCalled(ParserWrap::FileLineColLoc) == kFastPathsCompiled,
+        "mlir::FileLineColLoc::get is wrapped");
+  check((positioned.getLoc() == placeholder) == kFastPathsCompiled,
         "the lexer gives the placeholder while positions are replaced");
-  check(wasParserWrapCalled(ParserWrap::ValidNamespace) == kFastPathsCompiled,
-        "mlir::Dialect::isValidNamespace is wrapped");
+  check(spelled.getLoc() == FileLineColLoc::get(&context, "wraps.mlir", 2, 3),
+        "a location the text spells, of the same file, is kept");
 }
 
 } // namespace hostoffload::unittest

@@ -14,8 +14,8 @@ int main() {
   testPathTable(context);
   testValidUTF8();
   testPreorderOps(context);
-  testVerifierCollects();
-  testVerifierAgainstMlir();
+  testDialects();
+  testModuleOpsCollect();
   testCallsInAFunction();
   testWalkVisitsStartUsers();
   testWalkLeavesUnusedRegionArguments();

@@ -405,49 +405,8 @@ const HostoffloadValueSink PythonValueBuilder::sink = {
     },
 };
 
-// The contexts of modules whose bodies the library's thread has destroyed,
-// each still referenced for that thread: their references are dropped by the
-// interpreter, which that thread must not enter.
-static std::mutex destroyedMutex;
-static std::vector<PyObject *> destroyedContexts;
-
-/// Drops the references; called by the interpreter, with the GIL.
-static int releaseDestroyedContexts(void *) {
-  std::vector<PyObject *> contexts;
-  {
-    std::lock_guard<std::mutex> lock(destroyedMutex);
-    contexts.swap(destroyedContexts);
-  }
-  for (PyObject *context : contexts)
-    Py_DECREF(context);
-  return 0;
-}
-
-/// Called on the library's thread once a body is destroyed. Should the
-/// interpreter's queue of pending calls be full, the next release takes it.
-static void onBodyDestroyed(void *context) {
-  {
-    std::lock_guard<std::mutex> lock(destroyedMutex);
-    destroyedContexts.push_back(static_cast<PyObject *>(context));
-  }
-  Py_AddPendingCall(releaseDestroyedContexts, nullptr);
-}
-
-#if HOSTOFFLOAD_FAST_PATHS
-// No thread holds the lock while the process is copied by a fork; the child's
-// only thread, the forking one, holds it and lets it go.
-static void lockDestroyedContexts() { destroyedMutex.lock(); }
-static void unlockDestroyedContexts() { destroyedMutex.unlock(); }
-#endif
-
 NB_MODULE(_hostoffload, m) {
   m.doc() = "The host-offload analysis of hostoffload, reporting as JSON.";
-#if HOSTOFFLOAD_FAST_PATHS
-  // Only the library's thread of background destruction adds to the list
-  // off the interpreter's thread.
-  pthread_atfork(lockDestroyedContexts, unlockDestroyedContexts,
-                 unlockDestroyedContexts);
-#endif
   m.def(
       "analyze",
       [](MlirOperation module, const std::string &entry, bool strict,
@@ -546,27 +505,6 @@ NB_MODULE(_hostoffload, m) {
   m.def("default_parallel_body_bytes", &hostoffloadGetDefaultParallelBodyBytes,
         "The smallest function body, in bytes of text, that `parse` parses "
         "on two threads by default.");
-  m.def(
-      "destroy_body_in_background",
-      [](MlirOperation module, nb::object context) {
-        hostoffloadDestroyBodyInBackground(module, onBodyDestroyed,
-                                           context.release().ptr());
-      },
-      nb::arg("module"), nb::arg("context"),
-      "Empties `module` (a builtin.module of `context` that nothing else "
-      "refers into) and destroys its operations on a thread of the library's "
-      "own, holding `context` until they are gone.");
-  m.def(
-      "wait_for_background_destruction",
-      [] {
-        {
-          nb::gil_scoped_release released;
-          hostoffloadWaitForBackgroundDestruction();
-        }
-        releaseDestroyedContexts(nullptr);
-      },
-      "Returns once every destruction begun has ended and its context been "
-      "released; before the interpreter finalizes, it must.");
   m.def(
       "fast_path_enabled",
       [](const std::string &name) {

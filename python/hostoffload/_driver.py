@@ -22,16 +22,14 @@ from pathlib import Path
 from hostoffload._command import EXIT_BAD_INPUT, STDIN, STDIN_NAME, interrupted
 from hostoffload._forms import (
     CPU_LOWERING,
-    EMPTY,
     READABLE,
-    VHLO_TEXT,
     Form,
     directory_error,
     dump_platform,
     looks_like,
-    python_source,
     read_head,
     recognise,
+    unreadable,
 )
 
 PROG = "offload-opt"
@@ -91,12 +89,9 @@ def _prepare_input(arguments: list[str]) -> list[str]:
         if data is not None:
             _feed_stdin(data)
         return arguments
-    if form is Form.EMPTY:
-        raise Unreadable(f"{name}: error: {EMPTY}")
-    if form is Form.PYTHON:
-        raise Unreadable(f"{name}: error: {python_source(None if path == STDIN else path)}")
-    if form is Form.VHLO_TEXT:
-        raise Unreadable(f"{name}: error: {VHLO_TEXT}")
+    reason = unreadable(form, None if path == STDIN else path)
+    if reason is not None:
+        raise Unreadable(f"{name}: error: {reason}")
     if not form.needs_jax:
         raise Unreadable(f"{name}: error: the input is {looks_like(head)}; {READABLE}")
     if data is None:

@@ -132,6 +132,19 @@ def recognise(head: bytes, path: str | None = None) -> Form:
     return Form.PRETTY if _FOREIGN_PRETTY_OP.search(head) else Form.GENERIC
 
 
+def unreadable(form: Form, path: str | None) -> str | None:
+    """Why input of ``form`` (read from ``path``; None: text, or stdin) is read by no route of
+    ours, for every caller that reads input (``check()`` and the ``offload-opt`` shim); None
+    where one reads it."""
+    if form is Form.EMPTY:
+        return EMPTY
+    if form is Form.PYTHON:
+        return python_source(path)
+    if form is Form.VHLO_TEXT:
+        return VHLO_TEXT
+    return None
+
+
 def python_source(path: str | None) -> str:
     """What to tell a user who gave the Python source at ``path`` (None: text, or stdin)."""
     script = path if path is not None and path.endswith(_PYTHON_SUFFIX) else "SCRIPT"

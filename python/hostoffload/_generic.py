@@ -5,7 +5,7 @@ A file is read and a str encoded; bytes are recognised by :mod:`hostoffload._for
 jaxlib reads are converted by :mod:`hostoffload._convert`; a module object is printed by
 :mod:`hostoffload._print`. MLIR text is handed on as it was given (our parser reads the
 generic form, and pretty text of func and builtin ops), and read through jaxlib
-(:func:`through_jaxlib`) only where our parser cannot read it.
+(:func:`through_jaxlib`) where our parser cannot read it, pretty StableHLO at once.
 """
 
 from __future__ import annotations
@@ -18,16 +18,14 @@ from typing import NamedTuple
 
 from hostoffload import _convert, _errors
 from hostoffload._forms import (
-    EMPTY,
     READABLE,
-    VHLO_TEXT,
     Form,
     directory_error,
     dump_platform,
     looks_like,
-    python_source,
     read_head,
     recognise,
+    unreadable,
 )
 from hostoffload._print import generic_text
 from hostoffload.diagnostic import Diagnostic, InputError, Location, Note
@@ -101,9 +99,10 @@ def generic_form(operation: ir.Operation) -> str:
 
 def through_jaxlib(text: GenericText, ours: tuple[Diagnostic, ...], parsed: bool) -> bytes:
     """The generic text of ``text``, handed on as it was given, which our parser could not
-    read (``ours``, its errors; ``parsed``: it parsed and failed the verifier), as jaxlib's
-    MLIR reads it: pretty text of func and generic ops is ours too, other pretty text is
-    jaxlib's. Raises the :class:`InputError` to show where jaxlib cannot help."""
+    read (``ours``, its errors, none where it was not tried: pretty StableHLO; ``parsed``: it
+    parsed and failed the verifier), as jaxlib's MLIR reads it: pretty text of func and
+    generic ops is ours too, other pretty text is jaxlib's. Raises the :class:`InputError` to
+    show where jaxlib cannot help."""
     form = text.form
     if form is Form.UNKNOWN:
         note = Note(f"the input is {looks_like(text.data)}; {READABLE}", Location.unknown())
@@ -136,7 +135,7 @@ def through_jaxlib(text: GenericText, ours: tuple[Diagnostic, ...], parsed: bool
         # The parser that read further understood more of the text: jaxlib's for pretty
         # StableHLO with a mistake in it, ours (on a tie) for generic text.
         theirs = error.diagnostics
-        best = theirs if _errors.position(theirs) > _errors.position(ours) else ours
+        best = theirs if not ours or _errors.position(theirs) > _errors.position(ours) else ours
         raise InputError(*best, source=text.name) from None
 
 
@@ -203,17 +202,19 @@ def _encode(text: str, name: str | None) -> bytes:
 
 def _of_bytes(data: bytes, name: str | None, path: str | None) -> GenericText:
     form = recognise(read_head(io.BytesIO(data).read), path)
-    if form is Form.EMPTY:
-        raise InputError.unlocated(EMPTY, source=name)
-    if form is Form.PYTHON:
-        raise InputError.unlocated(python_source(path), source=name)
-    if form is Form.VHLO_TEXT:
-        raise InputError.unlocated(VHLO_TEXT, source=name)
+    reason = unreadable(form, path)
+    if reason is not None:
+        raise InputError.unlocated(reason, source=name)
     if form.needs_jax and form is not Form.PRETTY:
         # jaxlib terminates the process on some damaged inputs of these forms (XLA's CHECKs,
         # messages that are not UTF-8; see docs/robustness.md): they convert in a child.
         return GenericText(_convert.convert_in_child(data, form, name, path), name)
     return GenericText(data, name, form=form, path=path)
+
+
+def is_utf8(data: bytes) -> bool:
+    """Whether ``data`` is UTF-8 text, which jaxlib may be given."""
+    return _undecodable_at(data) is None
 
 
 def _undecodable_at(data: bytes) -> int | None:

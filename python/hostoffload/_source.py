@@ -7,7 +7,6 @@ MLIR is analysed in place unless it is to be changed.
 
 from __future__ import annotations
 
-import atexit
 import json
 import os
 from collections.abc import Iterator
@@ -15,14 +14,11 @@ from contextlib import contextmanager
 from typing import NamedTuple
 
 from hostoffload import _errors, _generic
+from hostoffload._forms import Form
 from hostoffload._generic import GenericText
 from hostoffload.diagnostic import InputError
 from hostoffload.mlir import ir
 from hostoffload.mlir._mlir_libs import _hostoffload
-
-# Modules torn down on the library's thread hold their contexts until it is done: the
-# interpreter must not finalize before.
-atexit.register(_hostoffload.wait_for_background_destruction)
 
 
 class Resolved(NamedTuple):
@@ -58,19 +54,17 @@ def resolve(source: object, name: str | None, *, copy: bool) -> Iterator[Resolve
     text = _generic.generic_text_of(source, name)
     with new_context() as context:
         module = _parse(text, context)
-        try:
-            yield Resolved(module.operation, text.name, verified=True, platform=text.platform)
-        finally:
-            # Nothing outside refers into this module: its teardown need not keep the
-            # caller waiting.
-            _hostoffload.destroy_body_in_background(module.operation, context)
+        yield Resolved(module.operation, text.name, verified=True, platform=text.platform)
 
 
 def _parse(text: GenericText, context: ir.Context) -> ir.Module:
     """Parses ``text`` through our C API rather than ir.Module.parse: MLIR's Python bindings
     abort on some errors whose message is not UTF-8, and print the failing op whole into each
     error. Text handed on as it was given that our parser cannot read is read through
-    jaxlib's MLIR instead."""
+    jaxlib's MLIR instead; pretty StableHLO, which our parser does not read, only there."""
+    if text.form is Form.PRETTY and _generic.is_utf8(text.data):
+        generic = _generic.through_jaxlib(text, (), parsed=False)
+        return _parse(GenericText(generic, text.name), context)
     module, errors = _hostoffload.parse(
         context, text.data, _buffer_name(text.name), not text.verified
     )

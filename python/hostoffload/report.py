@@ -43,7 +43,7 @@ if TYPE_CHECKING:
 
 JAX_FIX_HEADING = "fix in JAX:"
 #: Said once after the findings of a module without debug info, whose own lines stand in for
-#: the Python lines; offload-opt says the same (cpp/tools/offload-opt/CachedDiagnosticHandler.cpp,
+#: the Python lines; offload-opt says the same (cpp/tools/offload-opt/SourceWindows.cpp,
 #: kWithoutDebugInfoHint), and a test compares them.
 WITHOUT_DEBUG_INFO_HINT = (
     "this module has no debug info, so the findings point at its own lines: for Python source "

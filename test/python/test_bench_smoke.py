@@ -151,19 +151,19 @@ def test_models_benchmark_measures_each_mode_of_the_fast_paths_on_its_routes(
     out = tmp_path / "modes.json"
     command = [sys.executable, "-m", "bench.models_run", "--smoke", "--json", str(out)]
     command += ["--models", "adam_host", "--variants", "e1200", "--no-pretty"]
-    command += ["--check-pieces", "lexer-positions", "--opt-pieces", "discarded-output"]
+    command += ["--check-pieces", "lexer-positions", "--opt-pieces", "parse-in-parts"]
     result = subprocess.run(command, capture_output=True, text=True, timeout=300, cwd=REPO_ROOT)
     assert result.returncode == 0, result.stderr
     rows = {r["mode"]: r for r in json.loads(out.read_text())}
-    assert list(rows) == ["", "1", "lexer-positions", "discarded-output"]
+    assert list(rows) == ["", "1", "lexer-positions", "parse-in-parts"]
     # Each mode is what the library (check) or offload-opt said it ran with.
     assert rows[""]["paths"] == "on"
     assert rows["1"]["paths"].startswith("off")
     assert rows["lexer-positions"]["paths"] == "on but lexer-positions (HOSTOFFLOAD_PLAIN)"
-    assert rows["discarded-output"]["paths"] == "on but discarded-output (HOSTOFFLOAD_PLAIN)"
+    assert rows["parse-in-parts"]["paths"] == "on but parse-in-parts (HOSTOFFLOAD_PLAIN)"
     # A piece named for one route is measured on that route only; every mode agrees.
     assert rows["lexer-positions"]["check_s"] and not rows["lexer-positions"]["opt_wall_s"]
-    assert rows["discarded-output"]["opt_wall_s"] and not rows["discarded-output"]["check_s"]
+    assert rows["parse-in-parts"]["opt_wall_s"] and not rows["parse-in-parts"]["check_s"]
     verdicts = {tuple(r["report_e1200"] or r["offload_opt_e1200"]) for r in rows.values()}
     assert len(verdicts) == 1 and verdicts.pop()[0] > 0
     assert "| adam_host | e1200 | 2,1" in result.stdout and "| lexer-positions |" in result.stdout

@@ -1,9 +1,9 @@
-"""The wraps of MLIR's parser functions apply in the Python extension's link.
+"""The wrap of MLIR's FileLineColLoc::get applies in the Python extension's link.
 
 A wrap that stops applying (MLIR's callers no longer call the function through the linker)
 changes no result, only the time of a parse: hostoffload/ParserWraps.h. A check of a text
-printed with debug information must reach every wrapped function, except in a build without
-the fast paths, which links none.
+printed with debug information must reach it, except in a build without the fast paths, which
+links none.
 """
 
 from __future__ import annotations
@@ -14,8 +14,7 @@ import subprocess
 import sys
 
 # Runs in a fresh process: a wrap notes only its first call, and the test must see a parse
-# make it. The module's ops carry their own locations (parsed without the lexer's positions)
-# and an attribute of a dialect that is not registered (its namespace checked).
+# make it. The module's ops carry their own locations (parsed without the lexer's positions).
 PROBE = """
 import json
 import hostoffload
@@ -31,7 +30,7 @@ hostoffload.check('''"builtin.module"() ({
 after = _hostoffload.parser_wraps_called()
 print(json.dumps([before, after, _hostoffload.describe_fast_paths()]))
 """
-WRAPPED = {"mlir::Lexer::getEncodedSourceLocation", "mlir::Dialect::isValidNamespace"}
+WRAPPED = {"mlir::FileLineColLoc::get"}
 WITHOUT_FAST_PATHS = "off (built without)"
 
 

@@ -13,7 +13,6 @@ function(hostoffload_add_capi_threads)
     RUNTIME_OUTPUT_DIRECTORY "${CMAKE_BINARY_DIR}/bin")
   target_link_libraries(hostoffload-capi-threads PRIVATE
     HostOffloadCAPI
-    MLIRCAPIFunc
     MLIRCAPIIR)
   # The parser wraps, linked as into the Python extension.
   if(HOSTOFFLOAD_FAST_PATHS)

@@ -1,29 +1,25 @@
 /* The threads of hostoffload's C library (the one the Python extension
  * embeds), driven through its C API as hostoffload.check drives them, for
- * tools/sanitize.sh: the background destruction of modules runs only there,
- * and only there is the library called from two threads at once.
+ * tools/sanitize.sh: only there is the library called from two threads at
+ * once.
  *
  * For each module file named on the command line (generic form):
  *  1. its text as MLIR's printer lays it out, with every op's location, so
  *     that a function body can be split (cpp/lib/ParallelParse.cpp);
  *  2. that text parsed in two parts on two threads, which must happen and give
  *     the module a parse of the whole gives; then analysed;
- *  3. its body destroyed on the library's thread while this thread parses the
- *     text in parts again;
- *  4. two threads that parse in parts, analyse and hand over for destruction
- *     at once (one of them may find the part parser busy and parse whole);
- *  5. every destruction waited for, each `done` called once.
- * Contexts are made as hostoffload.mlir makes them (func registered,
- * unregistered dialects allowed, multithreading off). Exits 1 with a line on
- * stderr when a step does not do what it must. */
+ *  3. two threads that parse in parts and analyse at once (one of them may
+ *     find the part parser busy and parse whole).
+ * Contexts are made as hostoffload.mlir makes them (the dialects of
+ * hostoffload/Dialects.h registered and loaded, unregistered dialects
+ * allowed, multithreading off). Exits 1 with a line on stderr when a step
+ * does not do what it must. */
 
 #include "hostoffload/CAPI.h"
 
-#include "mlir-c/Dialect/Func.h"
 #include "mlir-c/IR.h"
 
 #include <pthread.h>
-#include <stdatomic.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -34,8 +30,6 @@ static const intptr_t kSplitEveryBody = 0;
 static const intptr_t kSplitNoBody = INTPTR_MAX;
 
 static const char *currentFile;
-static atomic_int destructionsBegun;
-static atomic_int destructionsDone;
 
 static void fail(const char *what) {
   fprintf(stderr, "hostoffload-capi-threads: %s: %s\n", currentFile, what);
@@ -81,9 +75,12 @@ static Text readFile(const char *path) {
 }
 
 static MlirContext newContext(void) {
-  MlirContext context = mlirContextCreateWithThreading(false);
-  mlirDialectHandleRegisterDialect(mlirGetDialectHandle__func__(), context);
+  MlirDialectRegistry registry = mlirDialectRegistryCreate();
+  hostoffloadRegisterDialects(registry);
+  MlirContext context = mlirContextCreateWithRegistry(registry, false);
+  mlirDialectRegistryDestroy(registry);
   mlirContextSetAllowUnregisteredDialects(context, true);
+  mlirContextLoadAllAvailableDialects(context);
   return context;
 }
 
@@ -129,33 +126,19 @@ static void analyse(MlirModule module) {
   free(report.data);
 }
 
-static void destroyed(void *userData) {
-  (void)userData;
-  atomic_fetch_add(&destructionsDone, 1);
-}
-
-/// Empties `module` on the library's thread; the caller destroys the empty
-/// module and its context after hostoffloadWaitForBackgroundDestruction.
-static void destroyInBackground(MlirModule module) {
-  atomic_fetch_add(&destructionsBegun, 1);
-  hostoffloadDestroyBodyInBackground(mlirModuleGetOperation(module), destroyed,
-                                     NULL);
-}
-
 typedef struct {
   const Text *text;
   MlirContext context;
   MlirModule module;
 } Parser;
 
-static void *parseAnalyseAndDestroy(void *argument) {
+static void *parseAndAnalyse(void *argument) {
   Parser *parser = argument;
   parser->context = newContext();
   bool inParts = false;
   parser->module =
       parse(parser->context, parser->text, kSplitEveryBody, &inParts);
   analyse(parser->module);
-  destroyInBackground(parser->module);
   return NULL;
 }
 
@@ -186,35 +169,20 @@ static void run(const char *path) {
     fail("the module parsed in parts differs from the one parsed whole");
   analyse(parts);
 
-  // Destroyed on the library's thread while this one parses in parts.
-  destroyInBackground(parts);
-  MlirContext againContext = newContext();
-  MlirModule again = parse(againContext, &text, kSplitEveryBody, &inParts);
-  if (!inParts)
-    fail("not parsed in parts while a module was destroyed");
-  destroyInBackground(again);
-
   Parser parsers[kConcurrentParsers];
   pthread_t threads[kConcurrentParsers];
   for (int i = 0; i < kConcurrentParsers; ++i) {
     parsers[i].text = &text;
-    if (pthread_create(&threads[i], NULL, parseAnalyseAndDestroy,
-                       &parsers[i]) != 0)
+    if (pthread_create(&threads[i], NULL, parseAndAnalyse, &parsers[i]) != 0)
       fail("cannot start a thread");
   }
   for (int i = 0; i < kConcurrentParsers; ++i)
     pthread_join(threads[i], NULL);
 
-  hostoffloadWaitForBackgroundDestruction();
-  if (atomic_load(&destructionsDone) != atomic_load(&destructionsBegun))
-    fail("a destruction had not ended when the wait returned");
-
   for (int i = 0; i < kConcurrentParsers; ++i) {
     mlirModuleDestroy(parsers[i].module);
     mlirContextDestroy(parsers[i].context);
   }
-  mlirModuleDestroy(again);
-  mlirContextDestroy(againContext);
   mlirModuleDestroy(parts);
   mlirContextDestroy(partsContext);
   mlirModuleDestroy(whole);

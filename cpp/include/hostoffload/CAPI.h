@@ -19,6 +19,11 @@ extern "C" {
 /// that pass pipelines parsed from text can name them.
 MLIR_CAPI_EXPORTED void hostoffloadRegisterPasses(void);
 
+/// Inserts the dialects of hostoffload/Dialects.h into `registry`: the func
+/// dialect, and the namespaces of JAX's dialects as dialects of unknown ops.
+MLIR_CAPI_EXPORTED void
+hostoffloadRegisterDialects(MlirDialectRegistry registry);
+
 /// Analyses `module` (a builtin.module) like the host-offload-check pass, and
 /// calls `callback` once with the report as a JSON object
 /// (python/hostoffload/report.schema.json describes it). Never changes the
@@ -89,20 +94,6 @@ MLIR_CAPI_EXPORTED MlirModule hostoffloadParseModule(
 /// parses on two threads by default.
 MLIR_CAPI_EXPORTED intptr_t hostoffloadGetDefaultParallelBodyBytes(void);
 
-/// Moves the operations of `module`'s body (a builtin.module) out of it,
-/// leaving it empty, and destroys them on a thread of the library's own, one
-/// module after another; then calls `done(userData)` on that thread. The
-/// module's context must live until then, and nothing may refer to those
-/// operations any more. Destroying a module frees every operation one at a
-/// time: this spares the caller the wait. On the plain path
-/// (hostoffload/FastPaths.h), destroys them and calls `done` before it returns.
-MLIR_CAPI_EXPORTED void hostoffloadDestroyBodyInBackground(
-    MlirOperation module, void (*done)(void *userData), void *userData);
-
-/// Returns once every destruction hostoffloadDestroyBodyInBackground began
-/// has ended and its `done` has returned.
-MLIR_CAPI_EXPORTED void hostoffloadWaitForBackgroundDestruction(void);
-
 /// Whether this process takes the fast path `name` (one of
 /// hostoffload/FastPaths.def): built with it and not turned off by
 /// HOSTOFFLOAD_PLAIN. False for a name that is no fast path's.
@@ -124,9 +115,7 @@ MLIR_CAPI_EXPORTED bool hostoffloadWasParserWrapCalled(intptr_t index);
 MLIR_CAPI_EXPORTED void
 hostoffloadDescribeFastPaths(MlirStringCallback callback, void *userData);
 
-/// Verifies `op` as MLIR's verifier does, except that a builtin.module's
-/// symbol uses are resolved in the module even inside ops of unregistered
-/// dialects (a func.call in a Shardy region; ModuleVerifier.h). On failure,
+/// Verifies `op` with MLIR's verifier. On failure,
 /// calls `callback` once with a JSON object whose "errors" list is written as
 /// hostoffloadParseModule writes it; diagnostics are not sent to the context's
 /// handlers.

@@ -28,9 +28,6 @@
 
 namespace hostoffload {
 
-/// The ops of a module the analysis looks up (lib/Analysis/ModuleOps.h).
-class ModuleOps;
-
 enum class Severity { Error, Warning };
 
 /// The stable codes of the findings, one per row of FindingCodes.def;
@@ -263,13 +260,10 @@ struct HostOffloadOptions {
 /// it as soon as it is made, in output order and before any other finding is
 /// made, instead of into the report; it lives until `takeMismatch` returns,
 /// and the next is made in its memory: a caller that only emits them keeps
-/// the memory of one. `collected`, if given, holds the ops
-/// of `module` as it is now, found by the verifier's walk (verifyModule);
-/// otherwise the analysis walks the module to find them.
+/// the memory of one.
 mlir::FailureOr<HostOffloadReport>
 analyzeHostOffload(mlir::ModuleOp module, const HostOffloadOptions &options,
-                   llvm::function_ref<void(const Finding &)> takeMismatch = {},
-                   const ModuleOps *collected = nullptr);
+                   llvm::function_ref<void(const Finding &)> takeMismatch = {});
 
 /// Emits findings as MLIR diagnostics with their notes, at locations whose
 /// columns count from 1 (see `withEditorColumns`). A diagnostic refers to the

@@ -4,45 +4,43 @@
 // column of its text, which the `loc(...)` after it then replaces: JAX prints
 // one on every op and block argument. Those locations, a new attribute for
 // every op and block argument (and for every op's type, kept for errors), are
-// made under the context's lock only to be replaced. While a text is parsed
-// with a `LexerPositionsReplaced` alive, the lexers of its thread give every
-// position one placeholder location instead (the wrap of the lexer,
-// cpp/lib/ParserWraps/SourceLocations.cpp, reads it); a parse that leaves the
-// placeholder on any op or block argument is thrown away, and the text parsed
-// as usual. A fast path (hostoffload/FastPaths.h), which hostoffload/Parse.h
-// decides to take.
+// made under the context's lock only to be replaced. While parseText parses a
+// text with a placeholder, the locations MLIR's lexer asks for at positions of
+// that text (`FileLineColLoc::get` of the text's own buffer name; its wrap,
+// cpp/lib/ParserWraps/SourceLocations.cpp, reads getPositionPlaceholder) are
+// the placeholder instead; a parse that leaves the placeholder on any op or
+// block argument is thrown away, and the text parsed as usual. A fast path
+// (hostoffload/FastPaths.h), which hostoffload/Parse.h decides to take.
 //
 //===----------------------------------------------------------------------===//
 
 #ifndef HOSTOFFLOAD_LEXERPOSITIONS_H
 #define HOSTOFFLOAD_LEXERPOSITIONS_H
 
+#include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/Location.h"
 #include "mlir/IR/OwningOpRef.h"
-#include "llvm/ADT/STLFunctionalExtras.h"
 #include "llvm/ADT/StringRef.h"
 
 #include <cstddef>
 
 namespace hostoffload {
 
-/// The location MLIR's lexers on this thread give every position of their
-/// text instead of its file, line and column; null but while a
-/// `LexerPositionsReplaced` lives on this thread.
-mlir::LocationAttr &lexerPositionPlaceholder();
+/// Parses `text` (named `bufferName`) into a builtin.module as
+/// `mlir::parseSourceString<ModuleOp>` does, without verifying it; with a
+/// `placeholder`, every position of the text the lexer gives an op, a block
+/// argument or a type is `placeholder`.
+mlir::OwningOpRef<mlir::ModuleOp> parseText(llvm::StringRef text,
+                                            llvm::StringRef bufferName,
+                                            mlir::MLIRContext *context,
+                                            mlir::LocationAttr placeholder);
 
-/// Sets this thread's `lexerPositionPlaceholder` while it lives.
-class LexerPositionsReplaced {
-public:
-  explicit LexerPositionsReplaced(mlir::LocationAttr placeholder) {
-    lexerPositionPlaceholder() = placeholder;
-  }
-  LexerPositionsReplaced(const LexerPositionsReplaced &) = delete;
-  LexerPositionsReplaced &operator=(const LexerPositionsReplaced &) = delete;
-  ~LexerPositionsReplaced() { lexerPositionPlaceholder() = {}; }
-};
+/// The placeholder of the parse by parseText on this thread, if `fileName`
+/// is the name of its text as the parser holds it (the same characters at
+/// the same address, which no `loc(...)` of the text has); null otherwise.
+mlir::LocationAttr getPositionPlaceholder(llvm::StringRef fileName);
 
-/// A location no text can spell, for `lexerPositionPlaceholder`.
+/// A location no text can spell, for parseText.
 mlir::LocationAttr makePositionPlaceholder(mlir::MLIRContext *context);
 
 /// Whether `root`, or an op or block argument in it, kept `placeholder`: it
@@ -53,16 +51,15 @@ bool keepsPlaceholder(mlir::Operation *root, mlir::LocationAttr placeholder);
 /// line of a text printed with debug information does.
 bool endsWithLocation(llvm::StringRef text, size_t start);
 
-/// Calls `parse`, a parse of `text` in `context`, with the lexer's positions
-/// left out where the text closes its module with a location, as a text
-/// printed with debug information does. Returns what it parsed, or null where
-/// that was not tried or must be done again as usual: the parse failed or
-/// diagnosed anything (whose location may be the placeholder; diagnostics of
-/// the call do not reach the context's handlers), or an op or block argument
-/// kept the placeholder.
-mlir::OwningOpRef<mlir::Operation *> parseWithoutLexerPositions(
-    llvm::StringRef text, mlir::MLIRContext *context,
-    llvm::function_ref<mlir::OwningOpRef<mlir::Operation *>()> parse);
+/// The module of `text` parsed by parseText with the lexer's positions left
+/// out, where the text closes its module with a location, as a text printed
+/// with debug information does. Null where that was not tried or must be done
+/// again as usual: the parse failed or diagnosed anything (whose location may
+/// be the placeholder; its diagnostics do not reach the context's handlers),
+/// or an op or block argument kept the placeholder.
+mlir::OwningOpRef<mlir::ModuleOp>
+parseWithoutLexerPositions(llvm::StringRef text, llvm::StringRef bufferName,
+                           mlir::MLIRContext *context);
 
 } // namespace hostoffload
 

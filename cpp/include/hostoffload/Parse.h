@@ -4,8 +4,7 @@
 // (hostoffload/FastPaths.h): a long function parsed in two parts on two
 // threads (ParallelParse.h), and a text whose ops carry their own locations
 // parsed without the lexer's positions (LexerPositions.h). Results and
-// diagnostics are MLIR's. `hostoffload.check` parses with parseModule,
-// offload-opt with parseWithFastPaths around its own parse.
+// diagnostics are MLIR's. `hostoffload.check` parses with parseModule.
 //
 //===----------------------------------------------------------------------===//
 
@@ -14,7 +13,6 @@
 
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/OwningOpRef.h"
-#include "llvm/ADT/STLFunctionalExtras.h"
 #include "llvm/ADT/StringRef.h"
 
 #include <cstddef>
@@ -36,20 +34,12 @@ struct ParseOptions {
   bool withoutLexerPositions = true;
 };
 
-/// Returns what `parse` returns, MLIR's parse of the whole `text` (named
-/// `bufferName`) in `context`, parsed in two parts or without the lexer's
-/// positions where the text allows, with the same result; `parse` is called
-/// where neither is taken or either fails, so that every diagnostic is its.
-/// `parsedInParts`, if given, is set to whether the result was parsed in two
-/// parts.
-mlir::OwningOpRef<mlir::Operation *> parseWithFastPaths(
-    llvm::StringRef text, llvm::StringRef bufferName,
-    mlir::MLIRContext *context,
-    llvm::function_ref<mlir::OwningOpRef<mlir::Operation *>()> parse,
-    const ParseOptions &options = {}, bool *parsedInParts = nullptr);
-
-/// Parses `text` into a builtin.module as `mlir::parseSourceString<ModuleOp>`
-/// does (without verifying it), through parseWithFastPaths.
+/// Parses `text` (named `bufferName`) into a builtin.module as
+/// `mlir::parseSourceString<ModuleOp>` does (without verifying it), in two
+/// parts or without the lexer's positions where the text allows, with the
+/// same result; the whole text is parsed as MLIR does where neither is taken
+/// or either fails, so that every diagnostic is MLIR's. `parsedInParts`, if
+/// given, is set to whether the result was parsed in two parts.
 mlir::OwningOpRef<mlir::ModuleOp> parseModule(llvm::StringRef text,
                                               llvm::StringRef bufferName,
                                               mlir::MLIRContext *context,

@@ -1,12 +1,12 @@
-//===- ParserWraps.h - MLIR parser functions the links replace --*- C++ -*-===//
+//===- ParserWraps.h - MLIR functions the links replace ---------*- C++ -*-===//
 //
-// The links of offload-opt and of the Python extensions send MLIR's calls of
-// a few parser functions to faster equivalents of the library's (`--wrap`,
-// cpp/lib/ParserWraps/). A wrap applies only to the calls the linker
-// resolves: where MLIR's callers stop calling a function through the linker
-// (inlined into them in another MLIR, or renamed), MLIR's own function runs
-// and the wrap is silently left out. Each wrap notes its first call, so that
-// the tests can tell that every wrap still applies.
+// The links of the Python extensions and of the unit tests send MLIR's calls
+// of a function of its public API to a faster equivalent of the library's
+// (`--wrap`, cpp/lib/ParserWraps/). A wrap applies only to the calls the
+// linker resolves: where MLIR's callers stop calling a function through the
+// linker (inlined into them in another MLIR, or renamed), MLIR's own function
+// runs and the wrap is silently left out. Each wrap notes its first call, so
+// that the tests can tell that every wrap still applies.
 //
 //===----------------------------------------------------------------------===//
 
@@ -20,10 +20,9 @@ namespace hostoffload {
 
 /// The MLIR functions the links wrap.
 enum class ParserWrap : unsigned {
-  /// `mlir::Lexer::getEncodedSourceLocation` (SourceLocations.cpp).
-  EncodedSourceLocation,
-  /// `mlir::Dialect::isValidNamespace` (DialectNamespace.cpp).
-  ValidNamespace,
+  /// `mlir::FileLineColLoc::get` of a context and a file name
+  /// (SourceLocations.cpp).
+  FileLineColLoc,
 };
 
 /// The name of each wrapped function, by ParserWrap.

@@ -175,9 +175,7 @@ UpTrace DynamicUpdateSliceRules::traceUp(Operation *write) {
           trace.failingStep = current;
         return trace;
       }
-      if (isOp(owner, names::kWhileOp) ||
-          isOp(owner, names::kManualComputationOp) ||
-          isOp(owner, names::kNamedComputationOp)) {
+      if (rules.passesOperandsToBody(owner)) {
         if (number < owner->getNumOperands())
           push(owner->getOperand(number), path, owner, current);
         continue;
@@ -193,22 +191,19 @@ UpTrace DynamicUpdateSliceRules::traceUp(Operation *write) {
     }
     Operation *op = value.getDefiningOp();
     unsigned result = llvm::cast<OpResult>(value).getResultNumber();
-    llvm::StringRef name = op->getName().getStringRef();
     // The module is unverified StableHLO: an op may lack the operand its
     // rule follows (found by tools/fuzz).
-    bool followsFirstOperand = name == names::kDynamicUpdateSliceOp ||
-                               name == names::kGetTupleElementOp;
-    if ((followsFirstOperand && op->getNumOperands() == 0) ||
-        (name == names::kOptimizationBarrierOp &&
-         result >= op->getNumOperands()))
-      return trace;
-    if (name == names::kDynamicUpdateSliceOp) {
+    switch (rules.classifyDefinition(op)) {
+    case DefKind::Operand0:
+      if (op->getNumOperands() == 0)
+        return trace;
       push(op->getOperand(0), path, op, current);
-    } else if (name == names::kBroadcastInDimOp) {
-      // XLA replaces the broadcast with a buffer in host memory.
-    } else if (name == names::kGetTupleElementOp) {
+      break;
+    case DefKind::AllocatedBuffer:
+      break;
+    case DefKind::OutOfTuple: {
       std::optional<int64_t> index = getTupleIndex(op);
-      if (!index)
+      if (op->getNumOperands() == 0 || !index)
         return trace;
       llvm::SmallVector<int64_t, 2> outer{*index};
       llvm::append_range(outer, path);
@@ -218,22 +213,29 @@ UpTrace DynamicUpdateSliceRules::traceUp(Operation *write) {
           outer.size())
         return trace;
       push(op->getOperand(0), outer, op, current);
-    } else if (name == names::kTupleOp) {
+      break;
+    }
+    case DefKind::IntoTuple:
       if (path.empty() || path.front() < 0 ||
           path.front() >= static_cast<int64_t>(op->getNumOperands()))
         return trace;
       push(op->getOperand(path.front()), llvm::ArrayRef(path).drop_front(), op,
            current);
-    } else if (name == names::kWhileOp || name == names::kManualComputationOp ||
-               name == names::kNamedComputationOp) {
+      break;
+    case DefKind::BodyYield: {
       // A loop's body is its second region; the others have one.
-      Operation *yield = getYield(op, name == names::kWhileOp ? 1 : 0);
+      Operation *yield = getYield(op, isOp(op, names::kWhileOp) ? 1 : 0);
       if (!yield || result >= yield->getNumOperands())
         return trace;
       push(yield->getOperand(result), path, op, current);
-    } else if (name == names::kOptimizationBarrierOp) {
+      break;
+    }
+    case DefKind::SameNumberedOperand:
+      if (result >= op->getNumOperands())
+        return trace;
       push(op->getOperand(result), path, op, current);
-    } else if (rules.isCall(op)) {
+      break;
+    case DefKind::CallResult: {
       FlatSymbolRefAttr callee = getCallee(op);
       func::FuncOp function =
           callee ? walk.lookupFunction(callee.getAttr()) : nullptr;
@@ -243,7 +245,9 @@ UpTrace DynamicUpdateSliceRules::traceUp(Operation *write) {
         if (!block.empty() && rules.isFuncReturn(&block.back()) &&
             result < block.back().getNumOperands())
           push(block.back().getOperand(result), path, op, current);
-    } else if (rules.isCustomCall(op)) {
+      break;
+    }
+    case DefKind::CustomCall: {
       // A move to host that starts an offload at anything but a write gets
       // a copy to host in front of what it feeds (InsertCopyBetween); one
       // that feeds a write directly is removed.
@@ -253,13 +257,14 @@ UpTrace DynamicUpdateSliceRules::traceUp(Operation *write) {
       if (op->getNumOperands() != 1 || (becomesCopy && !walksThroughCopies))
         return trace;
       push(op->getOperand(0), path, op, current);
-    } else if (rules.isCopy(op) && walksThroughCopies &&
-               op->getNumOperands() == 1) {
+      break;
+    }
+    case DefKind::Copy:
+      if (!walksThroughCopies || op->getNumOperands() != 1)
+        return trace;
       push(op->getOperand(0), path, op, current);
-    } else if (op->getNumOperands() >= 1 &&
-               rules.classifyUse(op, 0).kind == UseKind::Bitcast) {
-      push(op->getOperand(0), path, op, current);
-    } else {
+      break;
+    case DefKind::End:
       return trace;
     }
   }

@@ -1,7 +1,7 @@
 //===- HostOffloadAnalysis.cpp - trace tensors moved to host --------------===//
 //
 // The analysis in order: the module's call sites and custom calls are
-// collected (or taken from the verifier's walk), the starts enter the walk,
+// collected, the starts enter the walk,
 // it runs, and the findings (and, if asked, the trace) are read off what it
 // found. Each step is in a
 // file of this folder: OpRules (what XLA does with each op), ModuleOps (the
@@ -106,8 +106,7 @@ bool HostOffloadReport::hasErrors() const {
 
 FailureOr<HostOffloadReport>
 analyzeHostOffload(ModuleOp module, const HostOffloadOptions &options,
-                   llvm::function_ref<void(const Finding &)> takeMismatch,
-                   const ModuleOps *collected) {
+                   llvm::function_ref<void(const Finding &)> takeMismatch) {
   FailureOr<func::FuncOp> entry = findEntryFunction(module, options.entry);
   if (failed(entry))
     return failure();
@@ -116,10 +115,8 @@ analyzeHostOffload(ModuleOp module, const HostOffloadOptions &options,
   report.xlaRelease = options.xlaRelease;
 
   OpRules rules(module.getContext(), options.platform);
-  std::optional<ModuleOps> ownOps;
-  if (!collected)
-    collected = &ownOps.emplace(ModuleOps::collect(module, rules));
-  Walk walk(module, *entry, rules, *collected);
+  ModuleOps collected = ModuleOps::collect(module, rules);
+  Walk walk(module, *entry, rules, collected);
   WarningList warnings(options.strict);
   StartCollector starts(module, *entry, report, walk, rules, warnings);
   starts.collectEntrySignature();
@@ -132,7 +129,7 @@ analyzeHostOffload(ModuleOp module, const HostOffloadOptions &options,
   };
   walk.run(visitStartUser);
   std::vector<Finding> cycles;
-  reportCallCycles(*entry, *collected, cycles);
+  reportCallCycles(*entry, collected, cycles);
   starts.setArgumentLocs();
 
   FindingBuilder findings(*entry, options, report, walk, rules,

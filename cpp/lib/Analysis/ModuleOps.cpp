@@ -37,29 +37,19 @@ void CallSites::add(Operation *call, StringAttr callee, Operation *function,
   ++lastFunctionRange->second;
 }
 
-ModuleOps::Symbols ModuleOps::findSymbols(Operation *table,
-                                          Operation *&redefined) {
-  Symbols symbols;
-  redefined = nullptr;
-  for (Operation &op : table->getRegion(0).front()) {
-    auto name = op.getAttrOfType<StringAttr>(SymbolTable::getSymbolAttrName());
-    if (name && !symbols
-                     .try_emplace(name, Symbol{&op, static_cast<unsigned>(
-                                                        symbols.size())})
-                     .second) {
-      redefined = &op;
-      break;
-    }
-  }
-  return symbols;
-}
-
 ModuleOps ModuleOps::collect(Operation *root, const OpRules &rules) {
   ModuleOps ops;
-  Operation *redefined;
-  ops.symbols = findSymbols(root, redefined);
-  assert(!redefined && "a verified module defines each symbol once");
-  (void)redefined;
+  for (Operation &op : root->getRegion(0).front()) {
+    auto name = op.getAttrOfType<StringAttr>(SymbolTable::getSymbolAttrName());
+    if (!name)
+      continue;
+    [[maybe_unused]] bool added =
+        ops.symbols
+            .try_emplace(name,
+                         Symbol{&op, static_cast<unsigned>(ops.symbols.size())})
+            .second;
+    assert(added && "a verified module defines each symbol once");
+  }
   PreorderOps preorder(root);
   while (Operation *op = preorder.next())
     ops.add(op, rules);

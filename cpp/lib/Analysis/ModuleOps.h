@@ -2,11 +2,7 @@
 //
 // One walk of the module finds what every part of the analysis looks up: the
 // functions by name, the call sites, the custom calls, the writes into
-// buffers, and how many values the walk may reach. A million-op module is not
-// in the caches after its parse, so each walk of it waits for its memory: the
-// verifier's one walk, which comes right before the analysis, collects these
-// too (hostoffload/ModuleVerifier.h), and the analysis walks the module itself
-// only when no such walk saw it as it is.
+// buffers, and how many values the walk may reach.
 //
 //===----------------------------------------------------------------------===//
 
@@ -102,27 +98,13 @@ public:
     unsigned index = 0;
   };
   /// The ops of a symbol table's body that have a symbol name, by name: what
-  /// mlir::SymbolTable holds, in a table that the verifier, which looks for
-  /// a name defined twice, fills on its way.
+  /// mlir::SymbolTable holds.
   using Symbols = llvm::DenseMap<mlir::StringAttr, Symbol>;
-
-  /// The symbols of the body of `table` (a symbol table op), up to the first
-  /// op whose name an op before it has: that op is `redefined`, null if
-  /// there is none.
-  static Symbols findSymbols(mlir::Operation *table,
-                             mlir::Operation *&redefined);
 
   /// Walks `root` (a module) in program order, adding every op nested in it,
   /// and finds the symbols of its body.
   static ModuleOps collect(mlir::Operation *root, const OpRules &rules);
 
-  /// Adds `op`: the ops nested in the module are added once each, in
-  /// program order (the pre-order of Operation::walk), with `rules` of the
-  /// module's context.
-  void add(mlir::Operation *op, const OpRules &rules);
-
-  /// Takes the symbols of the module's body, found by the caller.
-  void setSymbols(Symbols found) { symbols = std::move(found); }
   /// The op of the module's body named `name`, null if there is none. Reads
   /// nothing of the op itself.
   mlir::Operation *lookupSymbol(mlir::StringAttr name) const {
@@ -152,6 +134,11 @@ public:
   }
 
 private:
+  /// Adds `op`: the ops nested in the module are added once each, in
+  /// program order (the pre-order of Operation::walk), with `rules` of the
+  /// module's context.
+  void add(mlir::Operation *op, const OpRules &rules);
+
   Symbols symbols;
   CallSites callSites;
   llvm::SmallVector<mlir::Operation *> customCalls;

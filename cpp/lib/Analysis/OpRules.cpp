@@ -365,4 +365,34 @@ bool OpRules::hasHostComputeType(Operation *call) const {
   return computeType && computeType.getValue() == names::kHostComputeType;
 }
 
+DefKind OpRules::classifyDefinition(Operation *op) const {
+  llvm::StringRef name = op->getName().getStringRef();
+  if (name == names::kDynamicUpdateSliceOp)
+    return DefKind::Operand0;
+  if (name == names::kGetTupleElementOp)
+    return DefKind::OutOfTuple;
+  if (name == names::kTupleOp)
+    return DefKind::IntoTuple;
+  if (name == names::kBroadcastInDimOp)
+    return DefKind::AllocatedBuffer;
+  if (name == names::kOptimizationBarrierOp)
+    return DefKind::SameNumberedOperand;
+  if (passesOperandsToBody(op))
+    return DefKind::BodyYield;
+  if (isCall(op))
+    return DefKind::CallResult;
+  if (isCustomCall(op))
+    return DefKind::CustomCall;
+  if (isCopy(op))
+    return DefKind::Copy;
+  if (op->getNumOperands() >= 1 && classifyUse(op, 0).kind == UseKind::Bitcast)
+    return DefKind::Operand0;
+  return DefKind::End;
+}
+
+bool OpRules::passesOperandsToBody(Operation *op) const {
+  return op && (is(op, whileOp) || is(op, manualComputation) ||
+                is(op, namedComputation));
+}
+
 } // namespace hostoffload

@@ -106,6 +106,38 @@ struct UseRule {
   unsigned result = 0;
 };
 
+/// Where XLA's walk up from a write into a buffer goes from a value an op
+/// defines (GetPredecessors in host_offload_utils.cc, as
+/// CreateAllocateBufferForDynamicUpdateSlice takes it), the predecessors of
+/// the successor rules of UseKind; DynamicUpdateSlices.cpp applies them.
+enum class DefKind : uint8_t {
+  /// To operand 0 at the same tuple index path: stablehlo.dynamic_update_slice
+  /// (its buffer), a bitcast for XLA.
+  Operand0,
+  /// stablehlo.get_tuple_element: to operand 0, its index before the path.
+  OutOfTuple,
+  /// stablehlo.tuple: to the operand the path's first index names.
+  IntoTuple,
+  /// To what the body yields at the result's number: stablehlo.while (its
+  /// second region), sdy.manual_computation, sdy.named_computation.
+  BodyYield,
+  /// stablehlo.optimization_barrier: to the operand numbered like the result.
+  SameNumberedOperand,
+  /// func.call: to what the callee returns at the result's number.
+  CallResult,
+  /// stablehlo.custom_call: to operand 0, but where XLA makes a move to host
+  /// a copy to host and does not walk through copies.
+  CustomCall,
+  /// mhlo.copy: to operand 0 where XLA walks through copies (from release
+  /// 2026-07); the end before.
+  Copy,
+  /// stablehlo.broadcast_in_dim: XLA allocates the buffer in host memory
+  /// there; this way ends without an error.
+  AllocatedBuffer,
+  /// Any other op: the walk ends without an error.
+  End,
+};
+
 /// What a `stablehlo.custom_call` does to host memory.
 enum class CustomCallKind {
   MoveToHost,
@@ -182,6 +214,14 @@ public:
 
   /// Classifies a `stablehlo.custom_call`.
   CustomCallInfo classifyCustomCall(mlir::Operation *op) const;
+
+  /// Where XLA's walk up from a write goes from a result of `op`.
+  DefKind classifyDefinition(mlir::Operation *op) const;
+
+  /// Whether the arguments of the body of `op` are its operands, numbered
+  /// alike (stablehlo.while, sdy.manual_computation, sdy.named_computation),
+  /// for the walk up from a write; false for null.
+  bool passesOperandsToBody(mlir::Operation *op) const;
 
   /// What the op owning the region of `terminator` (a stablehlo.return or
   /// sdy.return) does with host memory the terminator yields, as a rule on

@@ -2,19 +2,19 @@
 
 #include "hostoffload/CAPI.h"
 
+#include "hostoffload/Dialects.h"
 #include "hostoffload/FastPaths.h"
 #include "hostoffload/HostOffloadAnalysis.h"
-#include "hostoffload/ModuleVerifier.h"
 #include "hostoffload/Parse.h"
 #include "hostoffload/ParserWraps.h"
 #include "hostoffload/Passes.h"
 
-#include "../Analysis/ModuleOps.h"
 #include "ReportWriters.h"
 
 #include "mlir/CAPI/IR.h"
 #include "mlir/CAPI/Support.h"
 #include "mlir/IR/Diagnostics.h"
+#include "mlir/IR/Verifier.h"
 #include "mlir/Parser/Parser.h"
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/Support/JSON.h"
@@ -116,6 +116,10 @@ private:
 
 void hostoffloadRegisterPasses(void) {
   hostoffload::registerHostOffloadPasses();
+}
+
+void hostoffloadRegisterDialects(MlirDialectRegistry registry) {
+  hostoffload::registerDialects(*unwrap(registry));
 }
 
 intptr_t hostoffloadGetNumFindingCodes(void) {
@@ -225,7 +229,7 @@ MlirModule hostoffloadParseModule(MlirContext context, MlirStringRef text,
     module = hostoffload::parseModule(unwrap(text), unwrap(bufferName),
                                       unwrap(context), options, parsedInParts);
     parsed = static_cast<bool>(module);
-    if (parsed && verify && failed(hostoffload::verifyModule(*module)))
+    if (parsed && verify && failed(mlir::verify(*module)))
       module = nullptr;
     errors = std::move(collector.errors);
   }
@@ -288,18 +292,11 @@ static Analysis analyze(MlirOperation module, MlirStringRef entry, bool strict,
   // A module object of Python may have changed since it was last verified,
   // and the analysis relies on the verifier (one attribute dictionary per
   // result, return operands matching the results, ...).
-  // The verifier's walk, when it runs, finds the ops the analysis looks up.
-  std::optional<hostoffload::ModuleOps> collected;
-  bool valid = verified;
-  if (!verified)
-    valid = succeeded(hostoffload::verifyModule(moduleOp, &collected));
-  if (valid)
+  if (verified || succeeded(mlir::verify(moduleOp)))
     analysis.report = hostoffload::analyzeHostOffload(
-        moduleOp,
-        hostoffload::HostOffloadOptions{unwrap(entry).str(), strict,
-                                        allowH2hCopy, *release, trace,
-                                        *compiledFor},
-        {}, collected ? &*collected : nullptr);
+        moduleOp, hostoffload::HostOffloadOptions{unwrap(entry).str(), strict,
+                                                  allowH2hCopy, *release, trace,
+                                                  *compiledFor});
   analysis.errors = std::move(collector.errors);
   return analysis;
 }
@@ -344,7 +341,7 @@ MlirLogicalResult hostoffloadVerify(MlirOperation op,
   bool verified;
   {
     ErrorCollector collector(unwrap(op)->getContext());
-    verified = succeeded(hostoffload::verifyModule(unwrap(op)));
+    verified = succeeded(mlir::verify(unwrap(op)));
     errors = std::move(collector.errors);
   }
   if (verified)

@@ -1,13 +1,13 @@
 //===- SourceLocations.cpp - the parser's locations of its own text -------===//
 //
 // MLIR's lexer gives every operation it parses the file, line and column of
-// its text (`Lexer::getEncodedSourceLocation`), which the operation keeps
-// unless a trailing `loc(...)` replaces it. While a text whose ops carry their
-// own locations is parsed without the lexer's (hostoffload/LexerPositions.h),
-// the lexers of its thread give every position the placeholder
-// `lexerPositionPlaceholder` names instead. The links of `offload-opt` and of
-// the Python extensions redirect the lexer's requests here (`--wrap`, see
-// CMakeLists.txt beside this file).
+// its text (`FileLineColLoc::get` of the text's buffer name), which the
+// operation keeps unless a trailing `loc(...)` replaces it. While a text whose
+// ops carry their own locations is parsed without the lexer's positions
+// (hostoffload/LexerPositions.h), such a request gets the placeholder instead.
+// The links of the Python extensions and of the unit tests redirect MLIR's
+// calls of `FileLineColLoc::get(MLIRContext *, StringRef, unsigned, unsigned)`
+// (public API) here (`--wrap`, see CMakeLists.txt beside this file).
 //
 //===----------------------------------------------------------------------===//
 
@@ -15,21 +15,22 @@
 #include "hostoffload/ParserWraps.h"
 
 #include "mlir/IR/Location.h"
-#include "llvm/Support/SMLoc.h"
 
-/// MLIR's `Lexer::getEncodedSourceLocation(llvm::SMLoc)`.
-extern "C" mlir::Location
-__real__ZN4mlir5Lexer24getEncodedSourceLocationEN4llvm5SMLocE(void *self,
-                                                              llvm::SMLoc loc);
+// A FileLineColLoc is returned as the pointer it holds.
+extern "C" const void *
+__real__ZN4mlir14FileLineColLoc3getEPNS_11MLIRContextEN4llvm9StringRefEjj(
+    mlir::MLIRContext *context, llvm::StringRef fileName, unsigned line,
+    unsigned column);
 
-/// What the link calls instead of `mlir::Lexer::getEncodedSourceLocation`.
-extern "C" mlir::Location
-__wrap__ZN4mlir5Lexer24getEncodedSourceLocationEN4llvm5SMLocE(void *self,
-                                                              llvm::SMLoc loc) {
-  hostoffload::noteParserWrapCalled(
-      hostoffload::ParserWrap::EncodedSourceLocation);
-  if (mlir::LocationAttr placeholder = hostoffload::lexerPositionPlaceholder())
-    return placeholder;
-  return __real__ZN4mlir5Lexer24getEncodedSourceLocationEN4llvm5SMLocE(self,
-                                                                       loc);
+/// What the link calls instead of `mlir::FileLineColLoc::get`.
+extern "C" const void *
+__wrap__ZN4mlir14FileLineColLoc3getEPNS_11MLIRContextEN4llvm9StringRefEjj(
+    mlir::MLIRContext *context, llvm::StringRef fileName, unsigned line,
+    unsigned column) {
+  hostoffload::noteParserWrapCalled(hostoffload::ParserWrap::FileLineColLoc);
+  if (mlir::LocationAttr placeholder =
+          hostoffload::getPositionPlaceholder(fileName))
+    return placeholder.getAsOpaquePointer();
+  return __real__ZN4mlir14FileLineColLoc3getEPNS_11MLIRContextEN4llvm9StringRefEjj(
+      context, fileName, line, column);
 }

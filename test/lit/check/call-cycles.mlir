@@ -1,5 +1,5 @@
 // RUN: offload-opt %s --split-input-file --host-offload-check -verify-diagnostics
-// RUN: not offload-opt %s --split-input-file --host-offload-check 2>&1 | FileCheck %s
+// RUN: %if split-lines-in-file %{ not offload-opt %s --split-input-file --host-offload-check 2>&1 | FileCheck %s %}
 // RUN: offload-opt %s --split-input-file --host-offload-fix=strategy=device --mlir-print-op-generic | FileCheck %s --check-prefix=FIX
 
 // A cycle of calls reachable from the entry is HOE103 at the call that

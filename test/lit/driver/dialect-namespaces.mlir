@@ -1,5 +1,5 @@
-// RUN: not offload-opt %s --split-input-file 2>/dev/null | FileCheck %s
-// RUN: not offload-opt %s --split-input-file 2>&1 >/dev/null | FileCheck %s --check-prefix=ERR
+// RUN: %if split-lines-in-file %{ not offload-opt %s --split-input-file 2>/dev/null | FileCheck %s %}
+// RUN: %if split-lines-in-file %{ not offload-opt %s --split-input-file 2>&1 >/dev/null | FileCheck %s --check-prefix=ERR %}
 
 // Attributes and types of dialects that are not registered are read with
 // MLIR's namespace rule, ^[a-zA-Z_][a-zA-Z_0-9$]*$ (offload-opt's link gives

@@ -1,6 +1,6 @@
 // RUN: offload-opt --help | FileCheck %s
 
-// CHECK: Available Dialects: builtin, func
+// CHECK: Available Dialects: builtin, chlo, func, mhlo, sdy, stablehlo
 // CHECK: --host-offload-check
 // CHECK-NEXT: --allow-h2h-copy
 // CHECK-NEXT: --entry=<string>

@@ -1,6 +1,6 @@
 // RUN: offload-opt %s --split-input-file --host-offload-check -verify-diagnostics
-// RUN: not offload-opt %s --split-input-file --host-offload-fix=strategy=host 2>&1 | FileCheck %s
-// RUN: not offload-opt %s --split-input-file --host-offload-fix=strategy=device 2>&1 | FileCheck %s
+// RUN: %if split-lines-in-file %{ not offload-opt %s --split-input-file --host-offload-fix=strategy=host 2>&1 | FileCheck %s %}
+// RUN: %if split-lines-in-file %{ not offload-opt %s --split-input-file --host-offload-fix=strategy=device 2>&1 | FileCheck %s %}
 
 // Calls to a missing function, to a symbol that is no function, with the
 // wrong operands, or naming the callee with a string: the func dialect's

@@ -1,11 +1,11 @@
 // RUN: offload-opt %s --split-input-file --host-offload-check -verify-diagnostics
-// RUN: not offload-opt %s --split-input-file --host-offload-fix=strategy=host 2>&1 | FileCheck %s
-// RUN: not offload-opt %s --split-input-file --host-offload-fix=strategy=device 2>&1 | FileCheck %s
+// RUN: %if split-lines-in-file %{ not offload-opt %s --split-input-file --host-offload-fix=strategy=host 2>&1 | FileCheck %s %}
+// RUN: %if split-lines-in-file %{ not offload-opt %s --split-input-file --host-offload-fix=strategy=device 2>&1 | FileCheck %s %}
 // RUN: printf '' > %t.empty
-// RUN: not offload-opt %t.empty --host-offload-check 2>&1 | FileCheck %s --check-prefix=EMPTY
-// RUN: not offload-opt %t.empty --host-offload-fix=strategy=host 2>&1 | FileCheck %s --check-prefix=EMPTY
-// RUN: not offload-opt %t.empty --host-offload-fix=strategy=device 2>&1 | FileCheck %s --check-prefix=EMPTY
-// RUN: printf ' \n\t\n' | not offload-opt - --host-offload-check 2>&1 | FileCheck %s --check-prefix=EMPTY
+// RUN: %if shim %{ not offload-opt %t.empty --host-offload-check 2>&1 | FileCheck %s --check-prefix=EMPTY %}
+// RUN: %if shim %{ not offload-opt %t.empty --host-offload-fix=strategy=host 2>&1 | FileCheck %s --check-prefix=EMPTY %}
+// RUN: %if shim %{ not offload-opt %t.empty --host-offload-fix=strategy=device 2>&1 | FileCheck %s --check-prefix=EMPTY %}
+// RUN: %if shim %{ printf ' \n\t\n' | not offload-opt - --host-offload-check 2>&1 | FileCheck %s --check-prefix=EMPTY %}
 
 // Modules without an entry function, in addition to check/entry-*.mlir: the
 // check and both fixes fail with the same located error, and exit code 1.

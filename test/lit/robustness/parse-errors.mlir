@@ -2,9 +2,9 @@
 // gives a located error and the driver exits with 1, whatever the pass.
 //
 // RUN: printf '\377\376\000\001garbage\n' > %t.random
-// RUN: not offload-opt %t.random --host-offload-check 2>&1 | FileCheck %s --check-prefix=RANDOM
-// RUN: not offload-opt %t.random --host-offload-fix=strategy=host 2>&1 | FileCheck %s --check-prefix=RANDOM
-// RUN: not offload-opt %t.random --host-offload-fix=strategy=device 2>&1 | FileCheck %s --check-prefix=RANDOM
+// RUN: %if shim %{ not offload-opt %t.random --host-offload-check 2>&1 | FileCheck %s --check-prefix=RANDOM %}
+// RUN: %if shim %{ not offload-opt %t.random --host-offload-fix=strategy=host 2>&1 | FileCheck %s --check-prefix=RANDOM %}
+// RUN: %if shim %{ not offload-opt %t.random --host-offload-fix=strategy=device 2>&1 | FileCheck %s --check-prefix=RANDOM %}
 // RANDOM: random: error: the input is binary data that is no MLIR bytecode (it starts with b'\xff\xfe\x00\x01garbage\n'); hostoffload reads StableHLO as MLIR in the generic form
 // RANDOM-NOT: Stack dump
 //

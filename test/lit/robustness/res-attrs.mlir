@@ -1,6 +1,6 @@
 // RUN: offload-opt %s --split-input-file --host-offload-check -verify-diagnostics
-// RUN: not offload-opt %s --split-input-file --host-offload-fix=strategy=host 2>&1 | FileCheck %s
-// RUN: not offload-opt %s --split-input-file --host-offload-fix=strategy=device 2>&1 | FileCheck %s
+// RUN: %if split-lines-in-file %{ not offload-opt %s --split-input-file --host-offload-fix=strategy=host 2>&1 | FileCheck %s %}
+// RUN: %if split-lines-in-file %{ not offload-opt %s --split-input-file --host-offload-fix=strategy=device 2>&1 | FileCheck %s %}
 
 // Argument and result attribute arrays of the wrong length, or holding what
 // is not a dictionary: the func dialect's verifier rejects them while parsing,
