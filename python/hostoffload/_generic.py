@@ -212,6 +212,12 @@ def _of_bytes(data: bytes, name: str | None, path: str | None) -> GenericText:
     return GenericText(data, name, form=form, path=path)
 
 
+def only_jaxlib_reads(text: GenericText) -> bool:
+    """Whether ``text`` is pretty StableHLO that only jaxlib's MLIR reads, so that our parser
+    is not tried on it (text that is not UTF-8 is left to ours, whose errors say where)."""
+    return text.form is Form.PRETTY and is_utf8(text.data)
+
+
 def is_utf8(data: bytes) -> bool:
     """Whether ``data`` is UTF-8 text, which jaxlib may be given."""
     return _undecodable_at(data) is None

@@ -14,7 +14,6 @@ from contextlib import contextmanager
 from typing import NamedTuple
 
 from hostoffload import _errors, _generic
-from hostoffload._forms import Form
 from hostoffload._generic import GenericText
 from hostoffload.diagnostic import InputError
 from hostoffload.mlir import ir
@@ -62,7 +61,7 @@ def _parse(text: GenericText, context: ir.Context) -> ir.Module:
     abort on some errors whose message is not UTF-8, and print the failing op whole into each
     error. Text handed on as it was given that our parser cannot read is read through
     jaxlib's MLIR instead; pretty StableHLO, which our parser does not read, only there."""
-    if text.form is Form.PRETTY and _generic.is_utf8(text.data):
+    if _generic.only_jaxlib_reads(text):
         generic = _generic.through_jaxlib(text, (), parsed=False)
         return _parse(GenericText(generic, text.name), context)
     module, errors = _hostoffload.parse(

@@ -25,6 +25,7 @@ from typing import Any
 import pytest
 from conftest import (
     ALL_PROGRAMS,
+    CHIP_HALTS,
     DIFFERENTIAL_DIR,
     DMA_HBM_TO_HBM,
     KNOWN_DISAGREEMENTS,
@@ -113,15 +114,6 @@ def findings(name: str, release: str = RECORDED_XLA_RELEASE) -> list[dict[str, A
 def analyze(name: str, release: str = RECORDED_XLA_RELEASE) -> list[int]:
     """The outputs for which our analysis reports E1200."""
     return sorted({f["output_index"] for f in findings(name, release) if f["code"] == "E1200"})
-
-
-# The modules a TPU v5e compiled and then halted on (test_tpu_limits.py holds HOE105 and HOW109
-# against them), without a dynamic_slice, whose start the run's inputs choose.
-CHIP_HALTS = {
-    name
-    for name in json.loads((DIFFERENTIAL_DIR / "chip.json").read_text())["summary"]["halted"]
-    if "stablehlo.dynamic_slice" not in differential_module(name).read_text()
-}
 
 
 def fails_without_e1200(name: str, recording: str = "verdicts.json") -> bool:
