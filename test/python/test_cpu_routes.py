@@ -19,6 +19,7 @@ import pytest
 from conftest import (
     CHIP_HALTS,
     MODULES,
+    REPO_ROOT,
     e1200_outputs,
     run_hostoffload,
     xla_e1200_outputs,
