@@ -56,6 +56,7 @@ def line_of(text: str, path: Path) -> int:
     return number
 
 
+@pytest.mark.usefixtures("cpu_host_memory")
 def test_watch_puts_a_move_jax_inserts_at_the_users_call() -> None:
     with hostoffload.watch("record") as watcher:
         call = sys._getframe().f_lineno + 1
@@ -73,7 +74,11 @@ def test_check_jax_puts_it_at_the_users_call() -> None:
     call = sys._getframe().f_lineno + 1
     report = hostoffload.check_jax(double, X, out_shardings=(UNPINNED, DEVICE))
     assert [f.code for f in report.errors] == ["E1200"]
-    assert set(places(report)) == {(__file__, call)}
+    # JAX before 0.10 gives the move it inserts no location at all; never one of ours.
+    located = {place for place in places(report) if place != (None, None)}
+    assert located <= {(__file__, call)}
+    if jax.__version_info__ >= (0, 10):
+        assert located == {(__file__, call)}
 
 
 # Two programs whose output 0 JAX moves to unpinned_host while lowering them (E1200), compiled
@@ -155,6 +160,7 @@ def assert_at_the_users_lines(text: str, script: Path, calls: tuple[str, ...]) -
     assert f"{first}note: moved to host here: " in text
 
 
+@pytest.mark.usefixtures("cpu_host_memory")
 def test_the_environment_watch_puts_it_at_the_users_call(tmp_path: Path) -> None:
     recording = tmp_path / "record.py"
     recording.write_text(RECORDING_SCRIPT)
@@ -168,6 +174,7 @@ def test_the_environment_watch_puts_it_at_the_users_call(tmp_path: Path) -> None
     }
 
 
+@pytest.mark.usefixtures("cpu_host_memory")
 def test_the_environment_watch_raises_at_the_users_call(script: Path) -> None:
     result = python([str(script)], script.parent, HOSTOFFLOAD_WATCH="error")
     assert result.returncode == 1
@@ -175,6 +182,7 @@ def test_the_environment_watch_raises_at_the_users_call(script: Path) -> None:
     assert_at_the_users_lines(result.stderr, script, ("# first",))
 
 
+@pytest.mark.usefixtures("cpu_host_memory")
 def test_run_puts_it_at_the_users_call(script: Path) -> None:
     result = python(["-m", "hostoffload", "run", str(script)], script.parent)
     assert result.returncode == 1
@@ -184,6 +192,7 @@ def test_run_puts_it_at_the_users_call(script: Path) -> None:
     assert_at_the_users_lines(warned.stderr, script, ("# first", "# second"))
 
 
+@pytest.mark.usefixtures("cpu_host_memory")
 def test_the_pytest_plugin_puts_it_at_the_tests_line(pytester: pytest.Pytester) -> None:
     pytester.makepyfile(test_model=SCRIPT + "\n\ndef test_compile():\n    compile_all()\n")
     result = pytester.runpytest_subprocess("--hostoffload", "-p", "no:cacheprovider")
