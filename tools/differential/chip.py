@@ -63,12 +63,14 @@ def runs_beside(
 ) -> str | None:
     """The module a module runs beside on CPU: the one a fixed module fixes, or itself for
     XLA's root special case (HOW102), to see where XLA:TPU puts its output, and for the
-    modules ``itself`` matches (those the check says halt the core when they run)."""
+    modules ``itself`` matches that fix nothing (those the check says halt the core when they
+    run)."""
     if ROOT_SPECIAL_CASE in module.get("checker", {}).get("warnings", []):
         return name
-    if itself is not None and itself.search(name) and module.get("kind") not in FIX_KINDS:
+    original = original_of(name, module)
+    if original is None and itself is not None and itself.search(name):
         return name
-    return original_of(name, module)
+    return original
 
 
 def original_of(name: str, module: dict[str, Any]) -> str | None:
